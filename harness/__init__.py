@@ -1,0 +1,1 @@
+"""The reference host: a small, real agent harness built on :mod:`hookspecs`."""

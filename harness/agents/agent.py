@@ -1,0 +1,268 @@
+"""A live agent: inbox, status, cancellation and the driver task that runs turns."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+import trio
+
+from hookspecs.errors import AgentError, LlmError
+from hookspecs.values import (
+    AgentOptions,
+    AgentStatus,
+    CancelCause,
+    CancelToken,
+    EventTypes,
+    InboxTarget,
+    Message,
+)
+
+from ..scrub import scrub_text
+from ..sessions.history import derive_messages
+from ..tools.registry import check_tool_definition
+from .inbox import Inbox, InboxItem
+from .scope import AgentScopeImpl
+from .turn import run_turn_body
+
+if TYPE_CHECKING:
+    from ..runtime import Runtime
+    from ..sessions.log import SessionLog
+
+
+class LoopAgent:
+    """Implements :class:`hookspecs.protocols.Agent`.
+
+    One driver task per agent runs turns one at a time. ``send`` never blocks:
+    it queues and, for waking sends, sets the wake event the driver waits on.
+    """
+
+    def __init__(
+        self,
+        *,
+        runtime: Runtime,
+        session: SessionLog,
+        options: AgentOptions,
+        cwd: Path,
+        owner: LoopAgent | None = None,
+        label: str | None = None,
+    ) -> None:
+        self.runtime = runtime
+        self._session = session
+        self._options = options
+        self._cwd = cwd
+        self.owner = owner
+        self.label = label
+        self.scope = AgentScopeImpl(self, runtime.hooks.runner, check_tool_definition)
+        self._inbox = Inbox()
+        self._status: AgentStatus = "idle"
+        self._wake = trio.Event()
+        self._idle = trio.Event()
+        self._idle.set()
+        self._turn_scope: trio.CancelScope | None = None
+        self._turn_token: CancelToken | None = None
+        self._cancel_cause: CancelCause | None = None
+        self._disposing = False
+        self._disposed = False
+        self._driver_done = trio.Event()
+        self.history: list[Message] = []
+        self.turn_number = 0
+        self.last_route: tuple[str, str, str | None] | None = None
+        self.reload_from_log()
+
+    def reload_from_log(self) -> None:
+        """Rebuild history, turn counter and route from the log (after resume/repair)."""
+        events = self._session.events
+        self.history = derive_messages(events)
+        self.turn_number = sum(1 for e in events if e.type == EventTypes.TURN_START)
+        for event in reversed(events):
+            if event.type == EventTypes.REQUEST_CONTEXT:
+                d = event.data
+                self.last_route = (d.get("provider"), d.get("model"), d.get("reasoning_effort"))
+                break
+
+    @property
+    def approval_policy(self) -> str:
+        """``never`` once the log says so (delegated children); else ``ask``."""
+        for event in reversed(self._session.events):
+            if event.type == EventTypes.APPROVAL_POLICY:
+                return str(event.data.get("policy", "ask"))
+        return "ask"
+
+    # --- protocol properties -----------------------------------------------------------
+
+    @property
+    def id(self) -> str:
+        return self._session.id
+
+    @property
+    def session(self) -> SessionLog:
+        return self._session
+
+    @property
+    def options(self) -> AgentOptions:
+        return self._options
+
+    @options.setter
+    def options(self, value: AgentOptions) -> None:
+        self._options = value
+
+    @property
+    def status(self) -> AgentStatus:
+        return self._status
+
+    @property
+    def inbox(self) -> Inbox:
+        return self._inbox
+
+    @property
+    def is_root(self) -> bool:
+        return self._session.header.is_root
+
+    @property
+    def cwd(self) -> Path:
+        return self._cwd
+
+    @property
+    def disposed(self) -> bool:
+        return self._disposed
+
+    @property
+    def turn_token(self) -> CancelToken | None:
+        """The running turn's cancellation token (None when idle)."""
+        return self._turn_token
+
+    # --- sending ----------------------------------------------------------------------------
+
+    def send(self, message: Message, target: InboxTarget, wake: bool) -> None:
+        if self._disposing:
+            raise AgentError(f"agent {self.id} is disposed and accepts no messages", code="AGENT_DISPOSED")
+        if not isinstance(message, Message) or message.role != "user":
+            raise AgentError("agents accept user-role messages only (use create_user_message)")
+        if target not in ("next-turn", "next-step"):
+            raise AgentError(f"unknown inbox target {target!r}")
+        if target == "next-step" and wake and self._cancel_cause is not None:
+            # the running turn is being aborted: a wake joins the next turn instead
+            target = "next-turn"
+        self._inbox.put(InboxItem(message=message, target=target, wake=wake))
+        self.runtime.hooks.agent_inbox(self, "inserted", message, target)
+        if wake:
+            if self._idle.is_set():
+                self._idle = trio.Event()
+            self._wake.set()
+
+    def followup(self, message: Message) -> None:
+        self.send(message, "next-turn", True)
+
+    def steer(self, message: Message) -> None:
+        self.send(message, "next-step", True)
+
+    def inject(self, message: Message) -> None:
+        self.send(message, "next-step", False)
+
+    # --- cancellation and idleness ---------------------------------------------------------------
+
+    def cancel(self, cause: CancelCause, *, keep_inbox: bool = False) -> bool:
+        if self._status != "running" or self._turn_scope is None:
+            return False
+        if not keep_inbox:
+            self._discard_inbox()
+        if self._cancel_cause is None:
+            self._cancel_cause = cause
+        self._turn_scope.cancel()
+        if self._turn_token is not None:
+            self._turn_token.cancel(cause)
+        return True
+
+    def _discard_inbox(self) -> None:
+        for item in self._inbox.clear():
+            self.runtime.hooks.agent_inbox(self, "discarded", item.message, item.target)
+
+    async def when_idle(self) -> None:
+        while not self._idle.is_set():
+            await self._idle.wait()
+
+    @property
+    def quiescent(self) -> bool:
+        return self._idle.is_set()
+
+    # --- driver ----------------------------------------------------------------------------------
+
+    async def drive(self, *, task_status: trio.TaskStatus[None] = trio.TASK_STATUS_IGNORED) -> None:
+        """Run turns while something asks for one; otherwise wait for a wake."""
+        task_status.started()
+        try:
+            while True:
+                if self._disposing:
+                    break
+                if not self._inbox.wants_turn:
+                    self._become_idle()
+                    self._wake = trio.Event()
+                    await self._wake.wait()
+                    continue
+                await self._run_turn()
+        finally:
+            self._become_idle()
+            self._driver_done.set()
+
+    def _become_idle(self) -> None:
+        if self._status != "idle":
+            self._status = "idle"
+            self.runtime.hooks.agent_status(self, "idle")
+        if not self._inbox.wants_turn or self._disposing:
+            self._idle.set()
+
+    async def _run_turn(self) -> None:
+        session = self._session
+        self.turn_number += 1
+        turn = self.turn_number
+        self._cancel_cause = None
+        token = CancelToken()
+        self._turn_token = token
+        if self._idle.is_set():
+            self._idle = trio.Event()
+        if self._status != "running":
+            self._status = "running"
+            self.runtime.hooks.agent_status(self, "running")
+        scope = trio.CancelScope()
+        self._turn_scope = scope
+        reason: dict[str, object] = {"kind": "completed"}
+        session.append(EventTypes.TURN_START, {"turn": turn})
+        try:
+            with scope:
+                reason = await run_turn_body(self, turn, token)
+            if scope.cancelled_caught:
+                reason = (self._cancel_cause or CancelCause(by="hook")).to_json()
+        except LlmError as exc:
+            reason = {"kind": "error", "error": _scrubbed_failure(exc)}
+        except trio.Cancelled:
+            reason = CancelCause(by="disposed").to_json()
+            raise
+        except Exception as exc:  # a bug or a plugin fault: the turn still ends
+            self.runtime.logger.exception("turn %s of agent %s failed", turn, self.id)
+            reason = {"kind": "error", "error": {"message": scrub_text(str(exc) or type(exc).__name__), "code": "INTERNAL"}}
+        finally:
+            self._turn_scope = None
+            self._turn_token = None
+            self._cancel_cause = None
+            with trio.CancelScope(shield=True):
+                session.append(EventTypes.TURN_END, {"turn": turn, "reason": reason})
+                session.sync()
+
+    async def shutdown(self) -> None:
+        """Stop the driver: abort the active turn, drop the inbox, wait for quiescence."""
+        if self._disposing:
+            await self._driver_done.wait()
+            return
+        self._disposing = True
+        self.cancel(CancelCause(by="disposed"))
+        self._discard_inbox()
+        self._wake.set()
+        await self._driver_done.wait()
+        self._disposed = True
+
+
+def _scrubbed_failure(exc: LlmError) -> dict[str, object]:
+    data = exc.to_json()
+    data["message"] = scrub_text(str(data.get("message", "")))
+    return data

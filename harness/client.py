@@ -1,0 +1,85 @@
+"""The client service: process-local cards and notices for user interfaces.
+
+Nothing here becomes a session event. Interfaces (the terminal chat, the
+headless runner) subscribe with :meth:`ClientServiceImpl.subscribe`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from hookspecs.errors import DshError
+from hookspecs.values import Card, CardRenderer, ClientContribution, Notice, SettingsTab
+
+Listener = Callable[[Card | Notice], None]
+
+
+class ClientServiceImpl:
+    """Implements :class:`hookspecs.protocols.ClientService`."""
+
+    def __init__(self, logger: Any) -> None:
+        self._cards: dict[str, dict[str, Card]] = {}
+        self._notices: list[Notice] = []
+        self._tabs: dict[str, SettingsTab] = {}
+        self._renderers: dict[str, CardRenderer] = {}
+        self._listeners: list[Listener] = []
+        self._logger = logger
+
+    def contribute(self, contribution: ClientContribution) -> Callable[[], None]:
+        if isinstance(contribution, SettingsTab):
+            if contribution.namespace in self._tabs:
+                raise DshError(f"settings tab for {contribution.namespace!r} is already registered")
+            self._tabs[contribution.namespace] = contribution
+            return lambda: self._tabs.pop(contribution.namespace, None)
+        if isinstance(contribution, CardRenderer):
+            if contribution.kind in self._renderers:
+                raise DshError(f"card renderer for kind {contribution.kind!r} is already registered")
+            self._renderers[contribution.kind] = contribution
+            return lambda: self._renderers.pop(contribution.kind, None)
+        raise DshError(f"unknown client contribution {type(contribution).__name__}")
+
+    def upsert_card(self, card: Card) -> None:
+        self._cards.setdefault(card.session_id, {})[card.key] = card
+        self._emit(card)
+
+    def remove_card(self, session_id: str, key: str) -> None:
+        self._cards.get(session_id, {}).pop(key, None)
+
+    def cards(self, session_id: str) -> list[Card]:
+        return sorted(self._cards.get(session_id, {}).values(), key=lambda c: (c.anchor_seq, c.key))
+
+    def notice(self, notice: Notice) -> None:
+        self._notices.append(notice)
+        del self._notices[:-200]  # keep a bounded history
+        self._emit(notice)
+
+    def notices(self) -> list[Notice]:
+        return list(self._notices)
+
+    def settings_tabs(self) -> list[SettingsTab]:
+        return sorted(self._tabs.values(), key=lambda t: (t.order, t.title))
+
+    def renderer(self, kind: str) -> CardRenderer | None:
+        return self._renderers.get(kind)
+
+    def render(self, card: Card) -> str:
+        renderer = self._renderers.get(card.kind)
+        if renderer is None:
+            return f"[{card.kind}] {card.data}"
+        try:
+            return renderer.render(card)
+        except Exception:
+            self._logger.exception("card renderer for %s failed", card.kind)
+            return f"[{card.kind}]"
+
+    def subscribe(self, listener: Listener) -> Callable[[], None]:
+        self._listeners.append(listener)
+        return lambda: self._listeners.remove(listener) if listener in self._listeners else None
+
+    def _emit(self, item: Card | Notice) -> None:
+        for listener in list(self._listeners):
+            try:
+                listener(item)
+            except Exception:
+                self._logger.exception("client listener failed")

@@ -1,0 +1,60 @@
+"""The host's own features, shipped as ordinary plugins (dogfooding the hooks).
+
+* ``harness-core`` (always loaded): built-in tools and the ``/help`` command.
+* ``agent-loop`` (entry point; a default instance is loaded when the profile has
+  no row for it): the ``agent-loop`` settings namespace — the model route and
+  loop limits. A profile row ``{id: agent-loop, name: agent-loop, config: {...}}``
+  supplies the namespace's base layer.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from hookspecs import hookimpl
+from hookspecs.values import CommandDefinition, CommandInvocation, CommandResult
+
+from .commands import help_text
+from .loop_settings import AGENT_LOOP_SETTINGS, AgentLoopSettings
+from .tools.builtin import builtin_tools
+
+if TYPE_CHECKING:
+    from hookspecs.protocols import Host
+
+CORE_PLUGIN_NAME = "harness-core"
+AGENT_LOOP_PLUGIN_NAME = "agent-loop"
+
+
+class CorePlugin:
+    def __init__(self) -> None:
+        self.host: Host | None = None
+
+    @hookimpl
+    def dsh_plugin_setup(self, host: Host) -> None:
+        self.host = host
+
+    @hookimpl
+    def dsh_register_tools(self, register: Any) -> None:
+        for tool in builtin_tools():
+            register(tool)
+
+    @hookimpl
+    def dsh_register_commands(self, register: Any) -> None:
+        register(CommandDefinition(name="help", description="List the available commands", handler=self._help))
+
+    async def _help(self, invocation: CommandInvocation) -> CommandResult:
+        assert self.host is not None
+        return CommandResult.ok(help_text(self.host.commands.list()))  # type: ignore[attr-defined]
+
+
+class AgentLoopPlugin:
+    """Declares the ``agent-loop`` settings namespace."""
+
+    config_schema = AgentLoopSettings
+
+    def __init__(self, config: AgentLoopSettings | None = None) -> None:
+        self.config = config or AgentLoopSettings()
+
+    @hookimpl
+    def dsh_register_settings(self, register: Any) -> None:
+        register(AGENT_LOOP_SETTINGS)

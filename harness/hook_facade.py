@@ -1,0 +1,169 @@
+"""A typed facade over :class:`~harness.hooks.HookRunner`: host code calls methods,
+never ``pm.hook.dsh_*`` with unchecked keyword arguments (tox 4 style)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from typing import TYPE_CHECKING, Any
+
+from hookspecs.values import (
+    Allow,
+    Ask,
+    Deny,
+    Enter,
+    LlmCallConfig,
+    PreExecuteDecision,
+    PreStepDecision,
+    PromptAssembly,
+)
+
+from .hooks import HookRunner
+
+if TYPE_CHECKING:
+    from hookspecs.protocols import Agent, Host, Session, SubagentRun
+    from hookspecs.values import (
+        AgentStatus,
+        ApprovalOutcome,
+        ApprovalRequest,
+        InboxChange,
+        InboxTarget,
+        Message,
+        SessionEvent,
+        StreamFrame,
+        SubagentRequest,
+        SubagentResult,
+        ToolDefinition,
+        ToolExecution,
+        ToolResult,
+    )
+
+
+class HostHooks:
+    def __init__(self, runner: HookRunner) -> None:
+        self.runner = runner
+
+    # --- lifecycle -------------------------------------------------------------------
+    async def plugin_setup(self, host: Host) -> None:
+        await self.runner.broadcast("dsh_plugin_setup", None, contain=False, host=host)
+
+    async def plugin_teardown(self, host: Host) -> None:
+        # reverse call order: the first plugin set up is the last torn down
+        for impl in reversed(self.runner.impls("dsh_plugin_teardown", None)):
+            try:
+                result = impl.function(*[{"host": host}[n] for n in impl.argnames])
+                if hasattr(result, "__await__"):
+                    await result
+            except Exception:
+                self.runner.logger.exception("dsh_plugin_teardown in plugin %r failed", self.runner.plugin_name(impl))
+
+    def collect(self, hook: str, register: Callable[..., None]) -> None:
+        self.runner.collect(hook, register)
+
+    # --- sessions ----------------------------------------------------------------------
+    def session_created(self, session: Session) -> None:
+        self.runner.notify("dsh_session_created", session.id, session=session)
+
+    def session_event(self, session: Session, event: SessionEvent) -> None:
+        self.runner.notify("dsh_session_event", session.id, session=session, event=event)
+
+    def session_disposed(self, session: Session) -> None:
+        self.runner.notify("dsh_session_disposed", session.id, session=session)
+
+    # --- agents --------------------------------------------------------------------------
+    def agent_created(self, agent: Agent) -> None:
+        self.runner.notify("dsh_agent_created", agent.id, agent=agent)
+
+    def agent_status(self, agent: Agent, status: AgentStatus) -> None:
+        self.runner.notify("dsh_agent_status", agent.id, agent=agent, status=status)
+
+    def agent_inbox(self, agent: Agent, change: InboxChange, message: Message, target: InboxTarget) -> None:
+        self.runner.notify("dsh_agent_inbox", agent.id, agent=agent, change=change, message=message, target=target)
+
+    def agent_stream(self, agent: Agent, frame: StreamFrame) -> None:
+        self.runner.notify("dsh_agent_stream", agent.id, agent=agent, frame=frame)
+
+    def agent_disposed(self, agent: Agent) -> None:
+        self.runner.notify("dsh_agent_disposed", agent.id, agent=agent)
+
+    async def agent_pre_step(self, agent: Agent, turn: int, step: int, messages: Sequence[Message]) -> PreStepDecision:
+        def default(*, agent: Agent, turn: int, step: int, messages: Sequence[Message]) -> PreStepDecision:
+            return Enter(messages=tuple(messages))
+
+        decision = await self.runner.chain(
+            "dsh_agent_pre_step", agent.id, default, agent=agent, turn=turn, step=step, messages=tuple(messages)
+        )
+        return decision  # type: ignore[no-any-return]
+
+    async def agent_request(self, agent: Agent, turn: int, step: int, config: LlmCallConfig) -> LlmCallConfig:
+        def default(*, config: LlmCallConfig, **_: Any) -> LlmCallConfig:
+            return config
+
+        result = await self.runner.chain(
+            "dsh_agent_request", agent.id, default, agent=agent, turn=turn, step=step, config=config
+        )
+        if not isinstance(result, LlmCallConfig):
+            raise TypeError(f"dsh_agent_request returned {type(result).__name__}, expected LlmCallConfig")
+        return result
+
+    async def agent_turn_stopping(self, agent: Agent, turn: int) -> None:
+        await self.runner.broadcast("dsh_agent_turn_stopping", agent.id, agent=agent, turn=turn)
+
+    async def system_prompt_assemble(self, agent: Agent, assembly: PromptAssembly) -> PromptAssembly:
+        def default(*, assembly: PromptAssembly, **_: Any) -> PromptAssembly:
+            return assembly
+
+        result = await self.runner.chain(
+            "dsh_system_prompt_assemble", agent.id, default, agent=agent, assembly=assembly
+        )
+        if not isinstance(result, PromptAssembly):
+            raise TypeError(f"dsh_system_prompt_assemble returned {type(result).__name__}, expected PromptAssembly")
+        return result
+
+    # --- tools ------------------------------------------------------------------------------
+    async def tool_pre_execute(self, execution: ToolExecution, tool: ToolDefinition) -> PreExecuteDecision:
+        def default(*, tool: ToolDefinition, **_: Any) -> PreExecuteDecision:
+            return Ask(reason=f"{tool.name} changes files or runs commands") if tool.requires_approval else Allow()
+
+        def fail_closed(plugin: str, exc: BaseException) -> PreExecuteDecision:
+            return Deny(reason=f"the pre-execute check of plugin {plugin!r} failed")
+
+        decision = await self.runner.chain(
+            "dsh_tool_pre_execute",
+            execution.agent.id,
+            default,
+            on_error=fail_closed,
+            execution=execution,
+            tool=tool,
+        )
+        if not isinstance(decision, (Allow, Deny, Ask)):
+            return Deny(reason="a pre-execute check returned an invalid decision")
+        return decision
+
+    def tool_result(self, execution: ToolExecution, result: ToolResult) -> None:
+        self.runner.notify("dsh_tool_result", execution.agent.id, execution=execution, result=result)
+
+    async def approval_request(self, request: ApprovalRequest) -> ApprovalOutcome:
+        def default(**_: Any) -> str:
+            return "unavailable"
+
+        outcome = await self.runner.chain(
+            "dsh_approval_request",
+            request.agent.id,
+            default,
+            on_error=lambda _plugin, _exc: "unavailable",
+            request=request,
+        )
+        if outcome not in ("allowed-once", "rejected", "cancelled", "unavailable"):
+            return "unavailable"
+        return outcome  # type: ignore[no-any-return]
+
+    # --- settings -----------------------------------------------------------------------------
+    def settings_updated(self, namespace: str, value: Any, previous: Any) -> None:
+        self.runner.notify("dsh_settings_updated", None, namespace=namespace, value=value, previous=previous)
+
+    # --- subagents ----------------------------------------------------------------------------
+    def subagent_started(self, parent: Agent, run: SubagentRun, request: SubagentRequest) -> None:
+        self.runner.notify("dsh_subagent_started", parent.id, parent=parent, run=run, request=request)
+
+    def subagent_ended(self, parent: Agent, run: SubagentRun, result: SubagentResult) -> None:
+        self.runner.notify("dsh_subagent_ended", parent.id, parent=parent, run=run, result=result)

@@ -1,0 +1,177 @@
+"""Calling hooks: a typed facade over ``pm.hook`` with the host's semantics.
+
+pluggy stops at the first exception and cannot await, so the host walks the
+implementations itself (in pluggy's call order: LIFO, ``tryfirst``/``trylast``
+honoured):
+
+* observers are called one by one, each failure logged and contained; an
+  awaitable result runs in the background;
+* awaited broadcasts (``turn_stopping``, setup, teardown) await each result;
+* chain hooks build a ``call_next`` waterfall ending in the host's default.
+
+Implementations may accept any subset of a hook's arguments. Plugins added to an
+agent scope only see agent-related hooks about their own agent.
+"""
+
+from __future__ import annotations
+
+import inspect
+import logging
+from collections.abc import Awaitable, Callable, Sequence
+from typing import Any
+
+import pluggy
+
+Spawn = Callable[[Callable[[], Awaitable[Any]], str], None]
+
+
+class HookRunner:
+    """Walks hook implementations with scope filtering and error containment."""
+
+    def __init__(self, pm: pluggy.PluginManager, *, logger: logging.Logger, spawn: Spawn) -> None:
+        self.pm = pm
+        self.logger = logger
+        self._spawn = spawn
+        # id(plugin object) -> agent id it is scoped to
+        self._scoped: dict[int, str] = {}
+
+    # --- scoped plugins ------------------------------------------------------------
+
+    def register_scoped(self, plugin: object, agent_id: str, name: str) -> Callable[[], None]:
+        self.pm.register(plugin, name=name)
+        self._scoped[id(plugin)] = agent_id
+        done = False
+
+        def dispose() -> None:
+            nonlocal done
+            if done:
+                return
+            done = True
+            self._scoped.pop(id(plugin), None)
+            if self.pm.is_registered(plugin):
+                self.pm.unregister(plugin)
+
+        return dispose
+
+    # --- implementation lookup -------------------------------------------------------
+
+    def impls(self, hook: str, scope: str | None) -> list[pluggy.HookImpl]:
+        """Implementations of ``hook`` in call order, filtered by agent scope."""
+        caller = getattr(self.pm.hook, hook)
+        found = caller.get_hookimpls()
+        scoped = self._scoped
+        out: list[pluggy.HookImpl] = []
+        for impl in reversed(found):
+            if impl.hookwrapper or impl.wrapper:
+                continue  # wrappers cannot take part in host-walked hooks
+            owner = scoped.get(id(impl.plugin)) if scoped else None
+            if owner is not None and owner != scope:
+                continue
+            out.append(impl)
+        return out
+
+    def plugin_name(self, impl: pluggy.HookImpl) -> str:
+        return impl.plugin_name or repr(impl.plugin)
+
+    # --- call styles ---------------------------------------------------------------------
+
+    def notify(self, hook: str, scope: str | None, **kwargs: Any) -> None:
+        """Observer: call every implementation; contain failures; background awaitables."""
+        for impl in self.impls(hook, scope):
+            try:
+                result = impl.function(*[kwargs[name] for name in impl.argnames])
+            except Exception:
+                self.logger.exception("%s in plugin %r failed", hook, self.plugin_name(impl))
+                continue
+            if inspect.isawaitable(result):
+                self._spawn(_wrap_awaitable(result), f"{hook}:{self.plugin_name(impl)}")
+
+    async def broadcast(self, hook: str, scope: str | None, *, contain: bool = True, **kwargs: Any) -> None:
+        """Awaited broadcast, serially in call order."""
+        for impl in self.impls(hook, scope):
+            try:
+                result = impl.function(*[kwargs[name] for name in impl.argnames])
+                if inspect.isawaitable(result):
+                    await result
+            except Exception as exc:
+                if not contain:
+                    raise HookFailed(hook, self.plugin_name(impl), exc) from exc
+                self.logger.exception("%s in plugin %r failed", hook, self.plugin_name(impl))
+
+    async def chain(
+        self,
+        hook: str,
+        scope: str | None,
+        default: Callable[..., Any],
+        *,
+        on_error: Callable[[str, BaseException], Any] | None = None,
+        **kwargs: Any,
+    ) -> Any:
+        """Waterfall: each link gets ``call_next(**overrides)``; the end is ``default``.
+
+        A link returning ``None`` passes: the downstream result (calling it if the
+        link did not) is used. A link that raises is logged and, unless
+        ``on_error`` supplies a result (fail-closed chains), skipped.
+        """
+        impls = self.impls(hook, scope)
+
+        async def call_at(index: int, arguments: dict[str, Any]) -> Any:
+            if index >= len(impls):
+                result = default(**arguments)
+                return await result if inspect.isawaitable(result) else result
+            impl = impls[index]
+            downstream: list[Any] = []
+
+            async def call_next(**overrides: Any) -> Any:
+                value = await call_at(index + 1, {**arguments, **overrides})
+                downstream.append(value)
+                return value
+
+            full = {**arguments, "call_next": call_next}
+            try:
+                result = impl.function(*[full[name] for name in impl.argnames])
+                if inspect.isawaitable(result):
+                    result = await result
+            except Exception as exc:
+                name = self.plugin_name(impl)
+                self.logger.exception("%s in plugin %r failed", hook, name)
+                if on_error is not None:
+                    return on_error(name, exc)
+                return downstream[-1] if downstream else await call_at(index + 1, arguments)
+            if result is None:
+                return downstream[-1] if downstream else await call_at(index + 1, arguments)
+            return result
+
+        return await call_at(0, kwargs)
+
+    def collect(self, hook: str, register: Callable[[str, Any], None], **extra: Any) -> None:
+        """Run a ``dsh_register_*`` hook; ``register(plugin_name, item)`` receives each
+        contribution so errors can name the contributing plugin."""
+        for impl in self.impls(hook, None):
+            name = self.plugin_name(impl)
+
+            def bound(item: Any, *args: Any, _name: str = name, **kw: Any) -> None:
+                register(_name, item, *args, **kw)
+
+            args = {"register": bound, **extra}
+            impl.function(*[args[n] for n in impl.argnames])
+
+    def implemented_by(self, plugin: object) -> Sequence[str]:
+        callers = self.pm.get_hookcallers(plugin) or []
+        return sorted(c.name for c in callers)
+
+
+class HookFailed(Exception):
+    """A hook implementation raised where the host does not contain failures."""
+
+    def __init__(self, hook: str, plugin: str, cause: BaseException) -> None:
+        super().__init__(f"{hook} failed in plugin {plugin!r}: {cause}")
+        self.hook = hook
+        self.plugin = plugin
+
+
+def _wrap_awaitable(awaitable: Awaitable[Any]) -> Callable[[], Awaitable[Any]]:
+    async def run() -> Any:
+        return await awaitable
+
+    return run

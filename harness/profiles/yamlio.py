@@ -1,0 +1,99 @@
+"""YAML reading with line numbers, and plain-data conversion."""
+
+from __future__ import annotations
+
+import datetime
+from pathlib import Path
+from typing import Any
+
+from ruamel.yaml import YAML
+from ruamel.yaml.error import MarkedYAMLError, YAMLError
+
+from hookspecs.errors import ProfileError
+
+
+def read_text(path: Path) -> str:
+    """The UTF-8 text of ``path``; failures name the file."""
+    try:
+        return path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        raise ProfileError(f"{path}: file not found") from None
+    except UnicodeDecodeError as exc:
+        raise ProfileError(f"{path}: not UTF-8 text ({exc.reason} at byte {exc.start})") from exc
+    except OSError as exc:
+        raise ProfileError(f"{path}: cannot read: {exc.strerror or exc}") from exc
+
+
+def load_yaml(text: str, *, source: str) -> Any:
+    """Round-trip load (nodes keep ``.lc`` line info); malformed YAML names the line."""
+    try:
+        return YAML(typ="rt").load(text)
+    except MarkedYAMLError as exc:
+        mark = exc.problem_mark or exc.context_mark
+        line = f":{mark.line + 1}" if mark is not None else ""
+        problem = exc.problem or exc.context or "invalid YAML"
+        raise ProfileError(f"{source}{line}: malformed YAML: {problem}") from exc
+    except YAMLError as exc:
+        raise ProfileError(f"{source}: malformed YAML: {exc}") from exc
+
+
+def line_of_item(seq: Any, index: int) -> int | None:
+    """1-based line of ``seq[index]`` when the loader recorded it."""
+    try:
+        return int(seq.lc.item(index)[0]) + 1
+    except Exception:
+        return None
+
+
+def line_of_value(mapping: Any, key: Any) -> int | None:
+    """1-based line of ``mapping[key]`` when the loader recorded it."""
+    try:
+        return int(mapping.lc.value(key)[0]) + 1
+    except Exception:
+        return None
+
+
+def line_of_key(mapping: Any, key: Any) -> int | None:
+    """1-based line of ``key`` in ``mapping`` when the loader recorded it."""
+    try:
+        return int(mapping.lc.key(key)[0]) + 1
+    except Exception:
+        return None
+
+
+def to_plain(node: Any) -> Any:
+    """Strip ruamel's round-trip types (``LiteralScalarString``, ``HexInt``...)
+    so strict converters see ``str``/``int``/``float``/``bool``/``dict``/``list``.
+    """
+    if isinstance(node, dict):
+        return {to_plain(k): to_plain(v) for k, v in node.items()}
+    if isinstance(node, list):
+        return [to_plain(v) for v in node]
+    if isinstance(node, bool):
+        return bool(node)
+    if isinstance(node, int):
+        return int(node)
+    if isinstance(node, float):
+        return float(node)
+    if isinstance(node, str):
+        return str(node)
+    if isinstance(node, datetime.datetime):
+        return datetime.datetime.fromisoformat(node.isoformat())
+    return node
+
+
+def describe(value: Any) -> str:
+    """A short noun phrase for a YAML value, for error messages."""
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "a boolean"
+    if isinstance(value, (int, float)):
+        return f"the number {value!r}"
+    if isinstance(value, str):
+        return f"the string {str(value)!r}"
+    if isinstance(value, list):
+        return "a list"
+    if isinstance(value, dict):
+        return "a mapping"
+    return type(value).__name__

@@ -1,0 +1,106 @@
+"""A live session: the append-only event log an agent drives."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from typing import TYPE_CHECKING, Any
+
+from hookspecs.errors import SessionError
+from hookspecs.values import SessionEvent, SessionHeader, check_json
+
+from .events_view import EventsView
+from .jsonl import JsonlWriter, event_line
+
+if TYPE_CHECKING:
+    from .store import SessionStore
+
+
+class SessionLog:
+    """Implements :class:`hookspecs.protocols.Session`.
+
+    ``append`` validates, writes the line, commits in memory, then publishes to
+    ``dsh_session_event`` observers synchronously. While any observer runs, every
+    append is refused: an observer that appended would reorder the feed other
+    observers see.
+    """
+
+    def __init__(
+        self,
+        *,
+        header: SessionHeader,
+        events: list[SessionEvent],
+        store: SessionStore,
+        writer: JsonlWriter | None,
+        now_ms: Callable[[], float],
+    ) -> None:
+        self._header = header
+        self._events = events
+        self._store = store
+        self._writer = writer
+        self._now_ms = now_ms
+        self._closed = False
+
+    # --- reading ---------------------------------------------------------------------
+
+    @property
+    def id(self) -> str:
+        return self._header.id
+
+    @property
+    def header(self) -> SessionHeader:
+        return self._header
+
+    @property
+    def seq(self) -> int:
+        return len(self._events)
+
+    @property
+    def events(self) -> Sequence[SessionEvent]:
+        return EventsView(self._events)
+
+    def events_since(self, seq: int) -> Sequence[SessionEvent]:
+        return EventsView(self._events, max(0, min(seq, len(self._events))))
+
+    @property
+    def closed(self) -> bool:
+        return self._closed
+
+    # --- writing ---------------------------------------------------------------------
+
+    def append(self, type: str, data: Any, *, ignorable: bool = False) -> SessionEvent:
+        store = self._store
+        if store.publishing:
+            raise SessionError(
+                f"cannot append {type!r} to session {self.id}: appends are not allowed while a "
+                "dsh_session_event observer runs; schedule the work with host.spawn(...)",
+                code="SESSION_APPEND_REENTRANT",
+            )
+        if self._closed:
+            raise SessionError(f"session {self.id} is closed", code="SESSION_CLOSED")
+        registered = store.event_type_flag(type)
+        if registered is None:
+            raise SessionError(
+                f"unknown event type {type!r}: register it with dsh_register_event_types",
+                code="UNKNOWN_EVENT_TYPE",
+            )
+        check_json(data, f"{type} data")
+        event = SessionEvent(
+            type=type, seq=len(self._events), time=self._now_ms(), data=data, ignorable=ignorable or registered
+        )
+        if self._writer is not None:
+            self._writer.write(event_line(event))
+        self._events.append(event)
+        store.publish(self, event)
+        return event
+
+    def sync(self) -> None:
+        """Force committed lines to disk (called at turn ends and on close)."""
+        if self._writer is not None:
+            self._writer.sync()
+
+    def close(self) -> None:
+        if self._closed:
+            return
+        self._closed = True
+        if self._writer is not None:
+            self._writer.close()

@@ -1,0 +1,89 @@
+"""Crash repair: the closing events a log needs when its last turn never ended.
+
+A crash leaves at most an open turn: tool calls without results, a step
+without ``step/end``, a turn without ``turn/end``. Repair appends (never
+rewrites) error results for unanswered calls, the missing ``step/end`` and a
+``turn/end`` with reason ``interrupted`` — no committed event is lost.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from typing import Any
+
+from hookspecs.values import EventTypes, SessionEvent, ToolResultBlock, TextBlock
+from hookspecs.values.messages import Message, message_to_json
+
+INTERRUPTED_CODE = "INTERRUPTED"
+INTERRUPTED_TEXT = "The session stopped before this tool call finished; its result is unknown."
+
+
+def closing_events(events: Iterable[SessionEvent]) -> list[tuple[str, dict[str, Any]]]:
+    """``(type, data)`` pairs that close an open turn, in append order."""
+    open_turn: int | None = None
+    open_step: int | None = None
+    step_of_turn = 0
+    pending: dict[str, tuple[str, int]] = {}  # call id -> (tool name, step)
+    for event in events:
+        etype = event.type
+        data = event.data if isinstance(event.data, dict) else {}
+        if etype == EventTypes.TURN_START:
+            open_turn = _int(data.get("turn"), 0)
+            open_step = None
+            pending.clear()
+        elif etype == EventTypes.TURN_END:
+            open_turn = None
+            open_step = None
+            pending.clear()
+        elif open_turn is None:
+            continue
+        elif etype == EventTypes.STEP_START:
+            open_step = step_of_turn = _int(data.get("step"), 0)
+        elif etype == EventTypes.STEP_END:
+            open_step = None
+        elif etype == EventTypes.ASSISTANT_MESSAGE:
+            for block in _content(data.get("message")):
+                if block.get("type") == "tool-call" and isinstance(block.get("id"), str):
+                    pending.setdefault(block["id"], (str(block.get("name", "unknown-tool")), step_of_turn))
+        elif etype == EventTypes.TOOL_CALL:
+            call_id = data.get("call_id")
+            if isinstance(call_id, str):
+                pending[call_id] = (str(data.get("name", "unknown-tool")), _int(data.get("step"), step_of_turn))
+        elif etype == EventTypes.TOOL_RESULT:
+            pending.pop(str(data.get("call_id")), None)
+    if open_turn is None:
+        return []
+    out: list[tuple[str, dict[str, Any]]] = []
+    for call_id, (name, step) in pending.items():
+        out.append((EventTypes.TOOL_RESULT, interrupted_result(open_turn, step, call_id, name)))
+    if open_step is not None:
+        out.append((EventTypes.STEP_END, {"turn": open_turn, "step": open_step}))
+    out.append((EventTypes.TURN_END, {"turn": open_turn, "reason": {"kind": "interrupted"}}))
+    return out
+
+
+def interrupted_result(turn: int, step: int, call_id: str, name: str) -> dict[str, Any]:
+    message = Message(
+        id=f"repair-{call_id}",
+        role="tool",
+        content=(ToolResultBlock(tool_call_id=call_id, content=(TextBlock(text=INTERRUPTED_TEXT),), is_error=True),),
+        source={"kind": "tool", "call_id": call_id},
+    )
+    return {
+        "turn": turn,
+        "step": step,
+        "call_id": call_id,
+        "name": name,
+        "message": message_to_json(message),
+        "error": {"code": INTERRUPTED_CODE, "message": INTERRUPTED_TEXT},
+    }
+
+
+def _int(value: Any, default: int) -> int:
+    return value if type(value) is int else default
+
+
+def _content(message: Any) -> list[dict[str, Any]]:
+    if isinstance(message, dict) and isinstance(message.get("content"), list):
+        return [b for b in message["content"] if isinstance(b, dict)]
+    return []

@@ -1,0 +1,204 @@
+"""Session files, the event-type registry and the publication guard."""
+
+from __future__ import annotations
+
+import json
+import logging
+import re
+from collections.abc import Callable, Sequence
+from pathlib import Path
+
+from hookspecs.errors import SessionError, SessionFormatError
+from hookspecs.fsutil import ensure_private_dir
+from hookspecs.protocols import SessionSummary
+from hookspecs.values import EventTypes, SessionEvent, SessionHeader
+
+from .jsonl import SESSION_FILE, JsonlWriter, count_events, read_header, read_log, truncate_torn_tail
+from .log import SessionLog
+from .repair import closing_events
+
+_SESSION_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,127}$")
+_EVENT_TYPE = re.compile(r"^[a-z][a-z0-9-]*(?:/[a-z0-9][a-z0-9-]*)+$")
+
+PublishFn = Callable[[SessionLog, SessionEvent], None]
+
+
+def check_session_id(session_id: str) -> str:
+    if not _SESSION_ID.match(session_id) or ".." in session_id:
+        raise SessionError(f"invalid session id {session_id!r}", code="INVALID_SESSION_ID")
+    return session_id
+
+
+class SessionStore:
+    """Implements :class:`hookspecs.protocols.SessionStore` over JSONL files."""
+
+    def __init__(
+        self,
+        *,
+        sessions_dir: Path,
+        on_event: PublishFn,
+        now_ms: Callable[[], float],
+        logger: logging.Logger | None = None,
+    ) -> None:
+        self.sessions_dir = Path(sessions_dir)
+        self._on_event = on_event
+        self._now_ms = now_ms
+        self._logger = logger or logging.getLogger("harness.sessions")
+        self._types: dict[str, bool] = {name: False for name in EventTypes.CORE}
+        self._live: dict[str, SessionLog] = {}
+        self._publishing = 0
+
+    # --- event types ---------------------------------------------------------------
+
+    def register_event_type(self, name: str, *, ignorable: bool = False) -> Callable[[], None]:
+        if not isinstance(name, str) or not _EVENT_TYPE.match(name):
+            raise SessionError(f"invalid event type name {name!r}; use lowercase 'area/name'")
+        if name in self._types:
+            raise SessionError(f"event type {name!r} is already registered")
+        self._types[name] = bool(ignorable)
+
+        def dispose() -> None:
+            if name not in EventTypes.CORE:
+                self._types.pop(name, None)
+
+        return dispose
+
+    def is_known_type(self, name: str) -> bool:
+        return name in self._types
+
+    def event_type_flag(self, name: str) -> bool | None:
+        """None when unknown; else whether events of the type are ignorable."""
+        return self._types.get(name)
+
+    # --- publication ----------------------------------------------------------------
+
+    @property
+    def publishing(self) -> bool:
+        return self._publishing > 0
+
+    def publish(self, session: SessionLog, event: SessionEvent) -> None:
+        self._publishing += 1
+        try:
+            self._on_event(session, event)
+        finally:
+            self._publishing -= 1
+
+    # --- files -----------------------------------------------------------------------
+
+    def path_for(self, session_id: str) -> Path:
+        return self.sessions_dir / check_session_id(session_id) / SESSION_FILE
+
+    def create(self, header: SessionHeader) -> SessionLog:
+        path = self.path_for(header.id)
+        if path.exists() or header.id in self._live:
+            raise SessionError(f"session {header.id} already exists", code="SESSION_EXISTS")
+        ensure_private_dir(self.sessions_dir)
+        writer = JsonlWriter.create(path, header)
+        log = SessionLog(header=header, events=[], store=self, writer=writer, now_ms=self._now_ms)
+        self._live[header.id] = log
+        return log
+
+    def open(self, session_id: str) -> SessionLog:
+        """Open a persisted log for appending.
+
+        A torn last line (a crash mid-write; never committed) is truncated away.
+        Call :meth:`repair` once the session is published to close a turn the
+        crash left open.
+        """
+        if session_id in self._live:
+            raise SessionError(f"session {session_id} is already open", code="SESSION_OPEN")
+        path = self.path_for(session_id)
+        loaded = read_log(path, is_known=self.is_known_type, where=f"sessions/{session_id}/{SESSION_FILE}")
+        if loaded.torn_tail:
+            self._logger.warning("session %s: dropped a torn last line left by a crash", session_id)
+            truncate_torn_tail(path, loaded.intact_bytes)
+        log = SessionLog(
+            header=loaded.header, events=loaded.events, store=self, writer=JsonlWriter(path), now_ms=self._now_ms
+        )
+        self._live[session_id] = log
+        return log
+
+    def repair(self, log: SessionLog) -> int:
+        """Append the closing events of a turn a crash left open; returns how many.
+
+        Closers go through the normal append path, so observers see them.
+        """
+        closers = closing_events(log.events)
+        for etype, data in closers:
+            log.append(etype, data)
+        if closers:
+            self._logger.warning("session %s: closed a turn interrupted by a crash", log.id)
+            log.sync()
+        return len(closers)
+
+    def read(self, session_id: str) -> tuple[SessionHeader, Sequence[SessionEvent]]:
+        live = self._live.get(session_id)
+        if live is not None:
+            return live.header, live.events
+        loaded = read_log(
+            self.path_for(session_id), is_known=self.is_known_type, where=f"sessions/{session_id}/{SESSION_FILE}"
+        )
+        return loaded.header, loaded.events
+
+    def get(self, session_id: str) -> SessionLog | None:
+        return self._live.get(session_id)
+
+    def close(self, session_id: str) -> None:
+        log = self._live.pop(session_id, None)
+        if log is not None:
+            log.close()
+
+    def discard(self, session_id: str) -> None:
+        """Remove a session that was created but never published (setup failed)."""
+        self.close(session_id)
+        path = self.path_for(session_id)
+        try:
+            path.unlink()
+            path.parent.rmdir()
+        except OSError:
+            pass
+
+    def list(self) -> list[SessionSummary]:
+        if not self.sessions_dir.is_dir():
+            return []
+        out: list[SessionSummary] = []
+        for directory in self.sessions_dir.iterdir():
+            path = directory / SESSION_FILE
+            if not path.is_file():
+                continue
+            try:
+                header = read_header(path)
+            except SessionFormatError as exc:
+                self._logger.warning("skipping unreadable session %s: %s", directory.name, exc)
+                continue
+            out.append(
+                SessionSummary(
+                    id=header.id,
+                    created_at=header.created_at,
+                    cwd=header.cwd,
+                    parent_session=header.parent_session,
+                    delegation_depth=header.delegation_depth,
+                    events=count_events(path),
+                    title=_first_prompt(path),
+                )
+            )
+        out.sort(key=lambda s: s.created_at, reverse=True)
+        return out
+
+
+def _first_prompt(path: Path, *, max_lines: int = 64) -> str:
+    """The head of the first user message, for listings (reads a few lines only)."""
+    with open(path, "rb") as handle:
+        for _ in range(max_lines):
+            line = handle.readline()
+            if not line:
+                break
+            if b'"user/message"' not in line:
+                continue
+            try:
+                data = json.loads(line)["data"]["message"]
+                texts = [b["text"] for b in data["content"] if b.get("type") == "text"]
+            except (ValueError, KeyError, TypeError):
+                return ""
+            return " ".join(" ".join(texts).split())[:80]
+    return ""

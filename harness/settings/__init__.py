@@ -1,0 +1,5 @@
+"""The reference host's settings service (see ``service.SettingsService``)."""
+
+from .service import SettingsService
+
+__all__ = ["SettingsService"]

@@ -1,0 +1,184 @@
+"""The user settings document: one YAML file, ``{namespace: {field: value}}``.
+
+Parsed in ruamel round-trip mode so a write can keep the user's comments, key
+order and quoting; the service only ever sees plain JSON copies of sections.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import datetime
+import io
+import json
+import math
+import os
+from collections.abc import AsyncIterator
+from pathlib import Path
+from typing import Any
+
+import attrs
+import trio
+from ruamel.yaml import YAML
+from ruamel.yaml.comments import CommentedMap
+from ruamel.yaml.error import YAMLError
+
+from hookspecs.errors import SettingsError
+from hookspecs.fsutil import FILE_MODE, ensure_private_dir
+
+try:  # advisory cross-process lock; absent on Windows, where writes stay atomic but unfenced
+    import fcntl
+except ImportError:  # pragma: no cover
+    fcntl = None  # type: ignore[assignment]
+
+
+@attrs.frozen(kw_only=True)
+class Section:
+    """One namespace's section as JSON.
+
+    ``data`` holds the fields that are JSON; ``errors`` maps a field name (or
+    ``""`` for the whole section) to why it could not be read.
+    """
+
+    data: dict[str, Any]
+    errors: dict[str, str] = attrs.field(factory=dict)
+
+
+def make_yaml() -> YAML:
+    yaml = YAML(typ="rt")
+    yaml.preserve_quotes = True
+    yaml.width = 4096  # never re-wrap the user's long strings
+    return yaml
+
+
+def read_text(path: Path) -> str:
+    """The document's text; a missing file is an empty document."""
+    try:
+        return path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        return ""
+
+
+def parse(text: str, *, where: str) -> CommentedMap:
+    """The round-trip tree; malformed YAML raises ``SettingsError`` naming the line."""
+    try:
+        root = make_yaml().load(text)
+    except YAMLError as exc:
+        raise SettingsError(f"{where}: {_describe_yaml_error(exc)}") from exc
+    if root is None:
+        return CommentedMap()
+    if not isinstance(root, CommentedMap):
+        raise SettingsError(f"{where}: expected a mapping of namespaces at the top level, got {_kind(root)}")
+    return root
+
+
+def dump(root: CommentedMap) -> str:
+    if not root:
+        return ""
+    out = io.StringIO()
+    make_yaml().dump(root, out)
+    return out.getvalue()
+
+
+def sections(root: CommentedMap) -> dict[str, Section]:
+    """Every string-keyed top-level section as JSON (unregistered ones included)."""
+    return {key: read_section(key, node) for key, node in root.items() if isinstance(key, str)}
+
+
+def read_section(namespace: str, node: Any) -> Section:
+    if node is None:
+        return Section(data={})
+    if not isinstance(node, dict):
+        return Section(data={}, errors={"": f"{namespace}: expected a mapping of fields, got {_kind(node)}"})
+    data: dict[str, Any] = {}
+    errors: dict[str, str] = {}
+    for key, value in node.items():
+        if not isinstance(key, str):
+            errors[""] = f"{namespace}: field name {key!r} is not a string"
+            continue
+        try:
+            data[key] = to_plain(value, f"{namespace}.{key}")
+        except ValueError as exc:
+            errors[key] = str(exc)
+    return Section(data=data, errors=errors)
+
+
+def to_plain(value: Any, where: str) -> Any:
+    """A plain JSON copy of a round-trip node; ``ValueError`` names what is not JSON.
+
+    ruamel hands back subclasses (``ScalarFloat``, ``CommentedSeq``...) that the
+    strict converter would refuse by exact type, so everything is normalised.
+    """
+    if value is None or isinstance(value, str):
+        return None if value is None else str(value)
+    if isinstance(value, bool) or type(value).__name__ == "ScalarBoolean":
+        return bool(value)
+    if isinstance(value, int):
+        return int(value)
+    if isinstance(value, float):
+        if not math.isfinite(value):
+            raise ValueError(f"{where}: {value!r} is not a finite JSON number")
+        return float(value)
+    if isinstance(value, dict):
+        out: dict[str, Any] = {}
+        for key, item in value.items():
+            if not isinstance(key, str):
+                raise ValueError(f"{where}: key {key!r} is not a string")
+            out[str(key)] = to_plain(item, f"{where}.{key}")
+        return out
+    if isinstance(value, list):
+        return [to_plain(item, f"{where}[{index}]") for index, item in enumerate(value)]
+    if isinstance(value, (datetime.date, datetime.datetime)):
+        raise ValueError(f"{where}: a date is not a JSON value (quote it to make it a string)")
+    raise ValueError(f"{where}: {type(value).__name__} is not a JSON value")
+
+
+def canonical_json(value: Any) -> str:
+    """Key-sorted compact JSON: equal settings give equal text (revisions, change checks)."""
+    return json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False, allow_nan=False)
+
+
+@contextlib.asynccontextmanager
+async def file_lock(path: Path) -> AsyncIterator[None]:
+    """Hold ``<file>.lock`` so another process's read-modify-write cannot interleave.
+
+    ``flock`` may block on another process, so it is taken in a worker thread.
+    """
+    if fcntl is None:  # pragma: no cover
+        yield
+        return
+    fd = await trio.to_thread.run_sync(_acquire, path)
+    try:
+        yield
+    finally:
+        os.close(fd)  # closing releases the lock
+
+
+def _acquire(path: Path) -> int:
+    ensure_private_dir(path.parent)
+    fd = os.open(f"{path}.lock", os.O_RDWR | os.O_CREAT, FILE_MODE)
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX)
+    except BaseException:
+        os.close(fd)
+        raise
+    return fd
+
+
+def _describe_yaml_error(exc: YAMLError) -> str:
+    mark = getattr(exc, "problem_mark", None) or getattr(exc, "context_mark", None)
+    problem = getattr(exc, "problem", None) or str(exc).strip().splitlines()[0]
+    if mark is None:
+        return f"invalid YAML: {problem}"
+    return f"invalid YAML at line {mark.line + 1}, column {mark.column + 1}: {problem}"
+
+
+def _kind(value: Any) -> str:
+    if isinstance(value, list):
+        return "a list"
+    if isinstance(value, str):
+        return f"the string {str(value)!r}"
+    if isinstance(value, bool):
+        return "a boolean"
+    if isinstance(value, (int, float)):
+        return f"the number {value!r}"
+    return type(value).__name__

@@ -1,0 +1,5 @@
+"""The subagent runtime."""
+
+from .service import SubagentServiceImpl, required_capabilities
+
+__all__ = ["SubagentServiceImpl", "required_capabilities"]

@@ -1,0 +1,64 @@
+"""File helpers the built-in tools share: binary sniffing, atomic writes, safe errors."""
+
+from __future__ import annotations
+
+import os
+import secrets
+import stat
+from pathlib import Path
+
+from hookspecs.errors import ToolArgsError, ToolError
+
+#: How much of a file is sniffed for a NUL byte (what git and grep do).
+SNIFF_BYTES = 8192
+
+
+def looks_binary(head: bytes) -> bool:
+    return b"\x00" in head
+
+
+def os_reason(exc: OSError) -> str:
+    """The reason without the filename: ``str(OSError)`` embeds absolute host paths."""
+    return exc.strerror or type(exc).__name__
+
+
+def require_regular_file(path: Path, shown: str, *, argument: str = "path") -> os.stat_result:
+    """Refuse directories, FIFOs and devices (reading a FIFO would block forever)."""
+    try:
+        st = path.stat()
+    except FileNotFoundError:
+        raise ToolArgsError(f"{argument} {shown!r} does not exist") from None
+    except OSError as exc:
+        raise ToolError(f"cannot access {shown!r}: {os_reason(exc)}") from None
+    if stat.S_ISDIR(st.st_mode):
+        raise ToolArgsError(f"{argument} {shown!r} is a directory, not a file (use glob or grep to look inside it)")
+    if not stat.S_ISREG(st.st_mode):
+        raise ToolArgsError(f"{argument} {shown!r} is not a regular file")
+    return st
+
+
+def write_atomic(path: Path, data: bytes) -> bool:
+    """Replace ``path`` with ``data`` via a temp file and rename; returns True when the
+    file is new. An existing file keeps its permissions; a new one gets the umask's."""
+    try:
+        mode: int | None = stat.S_IMODE(path.stat().st_mode)
+    except FileNotFoundError:
+        mode = None
+    tmp = path.with_name(f".{path.name}.{secrets.token_hex(4)}.tmp")
+    # 0o666 lets the process umask decide, as for any file the user creates.
+    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666)
+    try:
+        with os.fdopen(fd, "wb") as handle:
+            if mode is not None:
+                os.fchmod(handle.fileno(), mode)
+            handle.write(data)
+            handle.flush()
+            os.fsync(handle.fileno())
+        os.replace(tmp, path)
+    except BaseException:
+        try:
+            os.unlink(tmp)
+        except FileNotFoundError:
+            pass
+        raise
+    return mode is None

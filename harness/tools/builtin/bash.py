@@ -1,0 +1,211 @@
+"""``bash``: run a shell command in the workspace, with a timeout and cancellation.
+
+The command runs as ``/bin/sh -c`` in its own session (process group), so a
+timeout or an abort kills everything it started, not just the shell. stdout and
+stderr are merged in the order they were written, and only the head and tail of
+a flood of output are kept.
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+from functools import partial
+from typing import Any
+
+import attrs
+import trio
+
+from hookspecs.errors import ToolError
+from hookspecs.protocols import ToolRunContext
+from hookspecs.values import TextBlock, ToolDefinition, ToolFailure, ToolResult
+from hookspecs.values.cancel import CancelToken
+
+from ._files import os_reason
+
+DEFAULT_TIMEOUT = 120
+MAX_TIMEOUT = 600
+MAX_OUTPUT_CHARS = 30_000
+#: After the shell exits, how long background children may keep the output pipe
+#: open before we stop reading (they are left running).
+DRAIN_GRACE_SECONDS = 0.5
+SHELL = "/bin/sh"
+
+PARAMETERS: dict[str, Any] = {
+    "type": "object",
+    "properties": {
+        "command": {
+            "type": "string",
+            "minLength": 1,
+            "description": "Shell command, run with /bin/sh -c in the workspace root. stdin is empty.",
+        },
+        "timeout_seconds": {
+            "type": "number",
+            "exclusiveMinimum": 0,
+            "maximum": MAX_TIMEOUT,
+            "default": DEFAULT_TIMEOUT,
+            "description": f"Kill the command after this many seconds (default {DEFAULT_TIMEOUT}, max {MAX_TIMEOUT}).",
+        },
+    },
+    "required": ["command"],
+    "additionalProperties": False,
+}
+
+
+@attrs.define
+class _Capture:
+    """Keeps the first and last ``limit / 2`` bytes of the output; counts the rest."""
+
+    limit: int = MAX_OUTPUT_CHARS
+    head: bytearray = attrs.field(factory=bytearray)
+    tail: bytearray = attrs.field(factory=bytearray)
+    dropped: int = 0
+    closed: trio.Event = attrs.field(factory=trio.Event)
+
+    def add(self, chunk: bytes) -> None:
+        half = self.limit // 2
+        room = half - len(self.head)
+        if room > 0:
+            self.head += chunk[:room]
+            chunk = chunk[room:]
+        if chunk:
+            self.tail += chunk
+            excess = len(self.tail) - (self.limit - half)
+            if excess > 0:
+                self.dropped += excess
+                del self.tail[:excess]
+
+    def text(self) -> str:
+        head = self.head.decode("utf-8", errors="replace")
+        tail = self.tail.decode("utf-8", errors="replace")
+        if self.dropped:
+            return f"{head}\n\n… [output truncated: {self.dropped} bytes omitted] …\n\n{tail}"
+        return head + tail
+
+    async def pump(self, stream: trio.abc.ReceiveStream, *, task_status: Any = trio.TASK_STATUS_IGNORED) -> None:
+        try:
+            with trio.CancelScope() as scope:
+                task_status.started(scope)
+                async with stream:
+                    async for chunk in stream:
+                        self.add(chunk)
+        finally:
+            self.closed.set()
+
+
+@attrs.frozen
+class _Outcome:
+    output: str
+    truncated: bool
+    exit_code: int | None  # None: killed by us (timeout or cancellation)
+    timed_out: bool
+    cancelled: bool
+
+
+async def _kill_group(process: trio.Process) -> None:
+    """``deliver_cancel`` for ``run_process``: SIGKILL the whole process group at once."""
+    try:
+        os.killpg(process.pid, signal.SIGKILL)
+    except ProcessLookupError:
+        pass
+
+
+async def run_shell(command: str, cwd: str, timeout: float, cancel: CancelToken) -> _Outcome:
+    """Run ``command``; killed (with its whole process group) on timeout or when
+    ``cancel`` fires. Raises :class:`ToolError` when the shell cannot start."""
+    capture = _Capture()
+    completed: int | None = None
+    start_error: OSError | None = None
+    with trio.CancelScope() as aborted:
+        unbind = cancel.bind(aborted)
+        try:
+            with trio.move_on_after(timeout) as deadline:
+                async with trio.open_nursery() as nursery:
+                    try:
+                        process: trio.Process = await nursery.start(
+                            partial(
+                                trio.run_process,
+                                [SHELL, "-c", command],
+                                cwd=cwd,
+                                stdin=subprocess.DEVNULL,
+                                stdout=subprocess.PIPE,
+                                stderr=subprocess.STDOUT,
+                                check=False,
+                                start_new_session=True,
+                                deliver_cancel=_kill_group,
+                            )
+                        )
+                    except OSError as exc:
+                        # Raised after the nursery closes: raising inside it would
+                        # wrap the error in an exception group.
+                        start_error = exc
+                    else:
+                        assert process.stdout is not None
+                        pump = await nursery.start(capture.pump, process.stdout)
+                        completed = await process.wait()
+                        with trio.move_on_after(DRAIN_GRACE_SECONDS):
+                            await capture.closed.wait()
+                        pump.cancel()
+        finally:
+            unbind()
+    if start_error is not None:
+        raise ToolError(f"cannot start {SHELL}: {os_reason(start_error)}")
+    return _Outcome(
+        output=capture.text(),
+        truncated=capture.dropped > 0,
+        exit_code=completed,
+        timed_out=completed is None and deadline.cancelled_caught,
+        cancelled=completed is None and (aborted.cancelled_caught or cancel.cancelled),
+    )
+
+
+def _describe_exit(code: int) -> str:
+    if code < 0:
+        try:
+            return f"exit code {code} (killed by signal {signal.Signals(-code).name})"
+        except ValueError:
+            pass
+    return f"exit code {code}"
+
+
+def _result(outcome: _Outcome, timeout: float) -> ToolResult:
+    output = outcome.output if outcome.output else "(no output)"
+    value = {
+        "exit_code": outcome.exit_code,
+        "timed_out": outcome.timed_out,
+        "cancelled": outcome.cancelled,
+        "truncated": outcome.truncated,
+    }
+    if outcome.exit_code is None:
+        if outcome.timed_out:
+            failure = ToolFailure(code="TIMEOUT", message=f"command timed out after {timeout:g} seconds and was killed")
+        else:
+            failure = ToolFailure(code="ABORTED", message="command was cancelled and killed")
+        text = f"{failure.message}\n{output}"
+        return ToolResult(is_error=True, content=(TextBlock(text=text),), value=value, error=failure)
+    text = f"{_describe_exit(outcome.exit_code)}\n{output}"
+    if outcome.exit_code != 0:
+        failure = ToolFailure(code="NONZERO_EXIT", message=f"command failed with {_describe_exit(outcome.exit_code)}")
+        return ToolResult(is_error=True, content=(TextBlock(text=text),), value=value, error=failure)
+    return ToolResult.text(text, value=value)
+
+
+async def execute(args: dict[str, Any], ctx: ToolRunContext) -> ToolResult:
+    timeout = args.get("timeout_seconds", DEFAULT_TIMEOUT)
+    outcome = await run_shell(args["command"], str(ctx.cwd), timeout, ctx.cancel)
+    return _result(outcome, timeout)
+
+
+TOOL = ToolDefinition(
+    name="bash",
+    description=(
+        "Run a shell command (/bin/sh -c) in the workspace root and return its exit code and "
+        "combined stdout/stderr (long output keeps its start and end). Non-interactive: stdin is "
+        f"empty. Killed after timeout_seconds (default {DEFAULT_TIMEOUT})."
+    ),
+    parameters=PARAMETERS,
+    execute=execute,
+    requires_approval=True,
+    root_only=True,
+)

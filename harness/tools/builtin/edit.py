@@ -1,0 +1,115 @@
+"""``edit``: replace an exact piece of text in a workspace file."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import attrs
+
+from hookspecs.errors import ToolArgsError, ToolError
+from hookspecs.protocols import ToolRunContext
+from hookspecs.values import ToolDefinition, ToolResult
+
+from ..workspace import relative_path, resolve_in_workspace, workspace_root
+from ._files import SNIFF_BYTES, looks_binary, os_reason, require_regular_file, write_atomic
+
+PARAMETERS: dict[str, Any] = {
+    "type": "object",
+    "properties": {
+        "path": {"type": "string", "minLength": 1, "description": "File to edit, relative to the workspace root."},
+        "old_text": {
+            "type": "string",
+            "minLength": 1,
+            "description": (
+                "Exact text to replace, including whitespace and indentation. It must occur exactly "
+                "once unless replace_all is true; include surrounding lines to make it unique."
+            ),
+        },
+        "new_text": {"type": "string", "description": "Replacement text."},
+        "replace_all": {
+            "type": "boolean",
+            "default": False,
+            "description": "Replace every occurrence instead of requiring exactly one.",
+        },
+    },
+    "required": ["path", "old_text", "new_text"],
+    "additionalProperties": False,
+}
+
+# surrogateescape round-trips bytes that are not UTF-8, so an edit never
+# corrupts the parts of a file it does not touch.
+_ENCODING = {"encoding": "utf-8", "errors": "surrogateescape"}
+
+
+@attrs.frozen
+class _Edit:
+    path: Path
+    shown: str
+    old: str
+    new: str
+    replace_all: bool
+
+
+def _apply(edit: _Edit) -> int:
+    try:
+        data = edit.path.read_bytes()
+    except OSError as exc:
+        raise ToolError(f"cannot read {edit.shown!r}: {os_reason(exc)}") from None
+    if looks_binary(data[:SNIFF_BYTES]):
+        raise ToolArgsError(f"path {edit.shown!r} is a binary file; edit only changes text files")
+    text = data.decode(**_ENCODING)
+    count = text.count(edit.old)
+    if count == 0:
+        raise ToolArgsError(
+            f"old_text: not found in {edit.shown!r} (found 0 times; it must match exactly, "
+            "including whitespace and indentation)"
+        )
+    if count > 1 and not edit.replace_all:
+        raise ToolArgsError(
+            f"old_text: found {count} times in {edit.shown!r}; it must occur exactly once. "
+            "Include more surrounding text to make it unique, or set replace_all to true"
+        )
+    updated = text.replace(edit.old, edit.new)
+    try:
+        payload = updated.encode(**_ENCODING)
+    except UnicodeEncodeError:
+        raise ToolArgsError("new_text: contains characters that are not valid UTF-8 (lone surrogates)") from None
+    try:
+        write_atomic(edit.path, payload)
+    except OSError as exc:
+        raise ToolError(f"cannot write {edit.shown!r}: {os_reason(exc)}") from None
+    return count
+
+
+async def execute(args: dict[str, Any], ctx: ToolRunContext) -> ToolResult:
+    root = workspace_root(ctx.cwd)
+    path = resolve_in_workspace(root, args["path"], must_exist=True)
+    shown = relative_path(root, path)
+    require_regular_file(path, shown)
+    if args["old_text"] == args["new_text"]:
+        raise ToolArgsError("new_text: is identical to old_text, so the edit would change nothing")
+    count = _apply(
+        _Edit(
+            path=path,
+            shown=shown,
+            old=args["old_text"],
+            new=args["new_text"],
+            replace_all=args.get("replace_all", False),
+        )
+    )
+    noun = "occurrence" if count == 1 else "occurrences"
+    return ToolResult.text(f"replaced {count} {noun} in {shown}", value={"path": shown, "replacements": count})
+
+
+TOOL = ToolDefinition(
+    name="edit",
+    description=(
+        "Replace exact text in an existing file. old_text must match the file exactly "
+        "(read the file first) and occur once, unless replace_all is true."
+    ),
+    parameters=PARAMETERS,
+    execute=execute,
+    requires_approval=True,
+    root_only=True,
+)

@@ -1,0 +1,178 @@
+"""``grep``: search file contents with a Python regular expression."""
+
+from __future__ import annotations
+
+import re
+import threading
+from pathlib import Path
+from typing import Any
+
+import attrs
+import trio
+
+from hookspecs.errors import ToolArgsError
+from hookspecs.protocols import ToolRunContext
+from hookspecs.values import ToolDefinition, ToolResult
+
+from ..workspace import relative_path, resolve_in_workspace, workspace_root
+from ._files import SNIFF_BYTES, looks_binary
+from ._walk import compile_segments, expand_braces, split_pattern, walk_files
+
+DEFAULT_MAX_RESULTS = 200
+MAX_RESULTS = 5000
+MAX_LINE_CHARS = 500
+#: Bigger files are skipped: they are almost always data, logs or build output.
+MAX_FILE_BYTES = 8 * 1024 * 1024
+
+PARAMETERS: dict[str, Any] = {
+    "type": "object",
+    "properties": {
+        "pattern": {
+            "type": "string",
+            "minLength": 1,
+            "description": "Python regular expression searched for in each line (re.search semantics).",
+        },
+        "path": {
+            "type": "string",
+            "minLength": 1,
+            "default": ".",
+            "description": "Directory to search recursively, or a single file (default: the workspace root).",
+        },
+        "glob": {
+            "type": "string",
+            "minLength": 1,
+            "description": (
+                "Only search files whose name matches this glob, e.g. \"*.py\" or \"*.{ts,tsx}\". "
+                "A glob containing '/' is matched against the path below `path`, e.g. \"src/**/*.py\"."
+            ),
+        },
+        "ignore_case": {"type": "boolean", "default": False, "description": "Match case-insensitively."},
+        "max_results": {
+            "type": "integer",
+            "minimum": 1,
+            "maximum": MAX_RESULTS,
+            "default": DEFAULT_MAX_RESULTS,
+            "description": f"Stop after this many matching lines (default {DEFAULT_MAX_RESULTS}).",
+        },
+    },
+    "required": ["pattern"],
+    "additionalProperties": False,
+}
+
+
+@attrs.frozen
+class _NameFilter:
+    """The ``glob`` argument: against the file name, or the path below ``base`` when
+    it contains a slash."""
+
+    patterns: tuple[re.Pattern[str], ...]
+    whole_path: bool
+
+    @classmethod
+    def parse(cls, glob: str) -> _NameFilter:
+        expanded = expand_braces(glob, argument="glob")
+        whole = any("/" in g for g in expanded)
+        return cls(tuple(compile_segments(split_pattern(g, argument="glob")) for g in expanded), whole)
+
+    def matches(self, base: Path, path: Path) -> bool:
+        subject = relative_path(base, path) if self.whole_path else path.name
+        return any(p.fullmatch(subject) for p in self.patterns)
+
+
+@attrs.frozen
+class _Found:
+    lines: list[str]
+    files: int
+    truncated: bool
+
+
+def _search(
+    regex: re.Pattern[str],
+    base: Path,
+    root: Path,
+    names: _NameFilter | None,
+    max_results: int,
+    stop: threading.Event,
+) -> _Found:
+    found: list[str] = []
+    files = 0
+    # Sorting up front makes the first max_results matches the right ones.
+    paths = sorted(walk_files(base, root, stop=stop), key=lambda p: relative_path(root, p))
+    for path in paths:
+        if stop.is_set():
+            break
+        if names is not None and path != base and not names.matches(base, path):
+            continue
+        try:
+            if path.stat().st_size > MAX_FILE_BYTES:
+                continue
+            data = path.read_bytes()
+        except OSError:
+            continue
+        if looks_binary(data[:SNIFF_BYTES]):
+            continue
+        lines = data.decode("utf-8", errors="replace").split("\n")
+        if lines and lines[-1] == "":
+            lines.pop()  # the newline ending the last line starts no new line
+        shown = relative_path(root, path)
+        hit = False
+        for number, line in enumerate(lines, start=1):
+            line = line.rstrip("\r")
+            if regex.search(line) is None:
+                continue
+            if len(found) == max_results:
+                return _Found(found, files, truncated=True)
+            if not hit:
+                hit, files = True, files + 1
+            if len(line) > MAX_LINE_CHARS:
+                line = line[:MAX_LINE_CHARS] + " …"
+            found.append(f"{shown}:{number}:{line}")
+    return _Found(found, files, truncated=False)
+
+
+async def execute(args: dict[str, Any], ctx: ToolRunContext) -> ToolResult:
+    flags = re.IGNORECASE if args.get("ignore_case", False) else 0
+    try:
+        regex = re.compile(args["pattern"], flags)
+    except re.error as exc:
+        raise ToolArgsError(f"pattern: invalid regular expression: {exc}") from None
+    names = _NameFilter.parse(args["glob"]) if "glob" in args else None
+    root = workspace_root(ctx.cwd)
+    base = resolve_in_workspace(root, args.get("path", "."), must_exist=True)
+    max_results = args.get("max_results", DEFAULT_MAX_RESULTS)
+
+    stop = threading.Event()
+    try:
+        # Abandon on cancel: a big tree must not hold up an aborted turn; ``stop``
+        # tells the orphaned thread to quit early.
+        found = await trio.to_thread.run_sync(
+            _search, regex, base, root, names, max_results, stop, abandon_on_cancel=True
+        )
+    finally:
+        stop.set()
+
+    if not found.lines:
+        text = "no matches"
+    else:
+        text = "\n".join(found.lines)
+        if found.truncated:
+            text += (
+                f"\n\n[stopped after {max_results} matches; narrow the pattern, path or glob, "
+                "or raise max_results]"
+            )
+    value = {"matches": len(found.lines), "files": found.files, "truncated": found.truncated}
+    return ToolResult.text(text, value=value)
+
+
+TOOL = ToolDefinition(
+    name="grep",
+    description=(
+        "Search file contents in the workspace with a Python regular expression. "
+        "Prints matching lines as `path:line:text`, sorted by path then line. "
+        "Hidden directories (like .git) and binary files are skipped."
+    ),
+    parameters=PARAMETERS,
+    execute=execute,
+    concurrency_safe=True,
+    read_only=True,
+)

@@ -1,0 +1,73 @@
+"""The tool registry: global tools, agent-scoped tools and visibility rules."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from typing import TYPE_CHECKING
+
+from hookspecs.errors import DshError
+from hookspecs.values import ToolDefinition
+
+from .schema import check_object_schema
+
+if TYPE_CHECKING:
+    from ..agents.agent import LoopAgent
+
+TOOL_NAME = re.compile(r"^[a-z][a-z0-9_-]*$")
+
+
+def check_tool_definition(tool: ToolDefinition) -> None:
+    """Refuse a malformed tool before any model can see it."""
+    if not isinstance(tool, ToolDefinition):
+        raise DshError(f"expected a ToolDefinition, got {type(tool).__name__}", code="INVALID_TOOL")
+    if not TOOL_NAME.match(tool.name):
+        raise DshError(f"tool name {tool.name!r} must match {TOOL_NAME.pattern}", code="INVALID_TOOL")
+    try:
+        check_object_schema(tool.parameters, f"tool {tool.name!r} parameters")
+    except ValueError as exc:
+        raise DshError(str(exc), code="INVALID_TOOL") from None
+
+
+class ToolRegistry:
+    """Implements :class:`hookspecs.protocols.ToolRegistry`.
+
+    A tool is visible to an agent when the agent's scope does not shadow or
+    restrict it away and, for ``root_only`` tools, the agent is a root. What is
+    hidden is also refused at execution (the pipeline resolves through here).
+    """
+
+    def __init__(self) -> None:
+        self._tools: dict[str, ToolDefinition] = {}
+
+    def register(self, tool: ToolDefinition) -> Callable[[], None]:
+        check_tool_definition(tool)
+        if tool.name in self._tools:
+            raise DshError(f"tool {tool.name!r} is already registered", code="DUPLICATE_TOOL")
+        self._tools[tool.name] = tool
+
+        def dispose() -> None:
+            if self._tools.get(tool.name) is tool:
+                del self._tools[tool.name]
+
+        return dispose
+
+    def get(self, name: str, agent: LoopAgent | None = None) -> ToolDefinition | None:
+        if agent is None:
+            return self._tools.get(name)
+        scope = agent.scope.tools
+        tool = scope.tools.get(name) or self._tools.get(name)
+        if tool is None or not scope.permits(name):
+            return None
+        if tool.root_only and not agent.is_root:
+            return None
+        return tool
+
+    def visible(self, agent: LoopAgent) -> list[ToolDefinition]:
+        names = sorted(set(self._tools) | set(agent.scope.tools.tools))
+        out: list[ToolDefinition] = []
+        for name in names:
+            tool = self.get(name, agent)
+            if tool is not None:
+                out.append(tool)
+        return out

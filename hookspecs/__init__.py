@@ -1,0 +1,74 @@
+"""The host contract of DeepSeek-Harness-style agent hosts, for pluggy plugins.
+
+Plugin quickstart::
+
+    # pyproject.toml
+    [project.entry-points."dsh.plugins"]
+    my-plugin = "my_package:MyPlugin"
+
+    # my_package.py
+    from hookspecs import hookimpl
+
+    class MyPlugin:
+        def __init__(self, config=None):
+            self.config = config
+
+        @hookimpl
+        def dsh_session_event(self, session, event):
+            if event.type == "turn/end":
+                print(session.id, event.data["reason"]["kind"])
+
+A profile row ``{id: mine, name: my-plugin}`` activates it. Implementations may
+accept any subset of a hook's arguments. See ``docs/hooks.md`` for every hook.
+
+Importing this package has no side effects.
+"""
+
+from __future__ import annotations
+
+from types import ModuleType
+
+from . import client, llm, plugin, session, settings, subagent, tool
+from .errors import (
+    AgentError,
+    CommandError,
+    DshError,
+    JsonDataError,
+    LlmError,
+    PluginError,
+    ProfileError,
+    SessionError,
+    SessionFormatError,
+    SettingsConflictError,
+    SettingsError,
+    SubagentError,
+    ToolArgsError,
+    ToolError,
+)
+from .markers import BUNDLES_ENTRY_POINT_GROUP, PLUGINS_ENTRY_POINT_GROUP, PROJECT_NAME, hookimpl, hookspec
+
+#: Every module holding hook specifications, in documentation order.
+SPEC_MODULES: tuple[ModuleType, ...] = (plugin, session, tool, settings, subagent, llm, client)
+
+__all__ = [
+    "AgentError",
+    "BUNDLES_ENTRY_POINT_GROUP",
+    "CommandError",
+    "DshError",
+    "JsonDataError",
+    "LlmError",
+    "PLUGINS_ENTRY_POINT_GROUP",
+    "PROJECT_NAME",
+    "PluginError",
+    "ProfileError",
+    "SPEC_MODULES",
+    "SessionError",
+    "SessionFormatError",
+    "SettingsConflictError",
+    "SettingsError",
+    "SubagentError",
+    "ToolArgsError",
+    "ToolError",
+    "hookimpl",
+    "hookspec",
+]

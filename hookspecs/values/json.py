@@ -1,0 +1,68 @@
+"""Lossless JSON: the only data a session event may carry."""
+
+from __future__ import annotations
+
+import json
+import math
+from collections.abc import Mapping
+from typing import Any, TypeAlias, Union
+
+from ..errors import JsonDataError
+
+#: A JSON value as Python builds it from ``json.loads``.
+JSON: TypeAlias = Union[None, bool, int, float, str, list["JSON"], dict[str, "JSON"]]
+
+_MAX_DEPTH = 200
+
+
+def check_json(value: Any, where: str = "data") -> None:
+    """Raise :class:`JsonDataError` unless ``value`` survives a JSON round trip.
+
+    Rejects NaN and infinities, non-string keys, tuples, sets, bytes and any other
+    non-JSON object; the message names the offending path (``data.items[3].x``).
+    """
+    _check(value, where, 0)
+
+
+def _check(value: Any, where: str, depth: int) -> None:
+    if depth > _MAX_DEPTH:
+        raise JsonDataError(f"{where}: nesting deeper than {_MAX_DEPTH} levels (cycle?)")
+    t = type(value)
+    if t is str or t is bool or t is int or value is None:
+        return
+    if t is float:
+        if not math.isfinite(value):
+            raise JsonDataError(f"{where}: {value!r} is not a finite JSON number")
+        return
+    if t is dict:
+        for key, item in value.items():
+            if type(key) is not str:
+                raise JsonDataError(f"{where}: key {key!r} is not a string")
+            _check(item, f"{where}.{key}", depth + 1)
+        return
+    if t is list:
+        for index, item in enumerate(value):
+            _check(item, f"{where}[{index}]", depth + 1)
+        return
+    raise JsonDataError(f"{where}: {t.__name__} is not a JSON value")
+
+
+def _reject_constant(name: str) -> Any:
+    raise JsonDataError(f"{name} is not a finite JSON number")
+
+
+def loads_strict(text: str | bytes) -> Any:
+    """``json.loads`` that refuses ``NaN``/``Infinity`` literals."""
+    return json.loads(text, parse_constant=_reject_constant)
+
+
+def dumps_compact(value: Any) -> str:
+    """Compact, key-order-preserving, non-ASCII-preserving JSON text."""
+    return json.dumps(value, separators=(",", ":"), ensure_ascii=False, allow_nan=False)
+
+
+def freeze_mapping(value: Mapping[str, Any] | None) -> dict[str, Any]:
+    """A plain ``dict`` copy of a mapping that is checked to be JSON."""
+    out = dict(value or {})
+    check_json(out, "mapping")
+    return out

@@ -1,0 +1,79 @@
+"""Subagent requests and results, and the capability vocabulary."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any, Final
+
+import attrs
+
+from .agents import AgentOptions
+from .cancel import CancelToken
+from .messages import ContentBlock
+from .tools import ToolFilter
+
+if TYPE_CHECKING:
+    from ..protocols import Agent
+
+
+class Capabilities:
+    """Capability flag names. The map is open: providers may declare more, and
+    every key of :attr:`SubagentRequest.extensions` must be declared ``True`` by
+    the provider or the start fails with ``UNSUPPORTED_CAPABILITY``."""
+
+    OUTPUT_SCHEMA: Final = "output_schema"
+    DEPTH_LIMIT: Final = "depth_limit"
+    TOOL_FILTER: Final = "tool_filter"
+    PERSONA: Final = "persona"
+    AGENT_OPTIONS: Final = "agent_options"
+    MODEL_SELECTION: Final = "model_selection"
+    CONTEXT_INHERITANCE: Final = "context_inheritance"
+    THINK_FIRST: Final = "think_first"
+
+
+class StopReasons:
+    """Core stop reasons; providers may declare extra ones."""
+
+    COMPLETED: Final = "completed"
+    ABORTED: Final = "aborted"
+    ERROR: Final = "error"
+    MAX_TOKENS: Final = "max-tokens"
+    REFUSAL: Final = "refusal"
+
+    CORE: Final[frozenset[str]] = frozenset({COMPLETED, ABORTED, ERROR, MAX_TOKENS, REFUSAL})
+
+
+@attrs.frozen(kw_only=True)
+class SubagentRequest:
+    """What a caller asks of a provider.
+
+    :param cancel: required; the only way to stop the child before and after it
+        is published. Cancelling it never skips ``dispose()``.
+    :param max_depth: absolute cap on the child's delegation depth (0 refuses
+        every spawn).
+    :param output_schema: a JSON-Schema object (supported subset); the child gets a
+        ``structured_output`` tool with these parameters.
+    :param extensions: provider-specific fields; each key is also a capability
+        name (``model_selection``, ``context_inheritance``, ``think_first``...).
+    """
+
+    label: str
+    prompt: tuple[ContentBlock, ...]
+    parent: Agent = attrs.field(eq=False, repr=False)
+    cancel: CancelToken = attrs.field(eq=False, repr=False)
+    agent_options: AgentOptions | None = None
+    output_schema: dict[str, Any] | None = None
+    max_depth: int | None = None
+    tool_filter: ToolFilter | None = None
+    persona: str | None = None
+    extensions: dict[str, Any] = attrs.field(factory=dict)
+
+
+@attrs.frozen(kw_only=True)
+class SubagentResult:
+    """How a child ended. Never raised: a failed child is a result with a stop
+    reason and a ``diagnostic`` (at most 4096 characters)."""
+
+    stop_reason: str
+    output: tuple[ContentBlock, ...] = ()
+    structured: Any = None
+    diagnostic: str | None = None

@@ -1,0 +1,113 @@
+"""Helpers shared by the private cattrs converters of each wire format."""
+
+from __future__ import annotations
+
+from typing import Any, TypeVar
+
+import cattrs
+from cattrs.v import format_exception
+
+from ..errors import DshError
+
+T = TypeVar("T")
+
+
+def make_converter() -> cattrs.Converter:
+    """A fresh converter that refuses unknown keys and coercions (one per wire format).
+
+    Scalars are strict: ``"1"`` is not an int and ``1`` is not a string. Fields that
+    hold arbitrary JSON are typed ``dict[str, Any]`` / ``Any`` and pass through
+    unchanged; whoever builds them checks losslessness (``check_json``).
+    """
+    conv = cattrs.Converter(forbid_extra_keys=True, omit_if_default=False)
+    conv.register_structure_hook(str, _strict_str)
+    conv.register_structure_hook(bool, _strict_bool)
+    conv.register_structure_hook(int, _strict_int)
+    conv.register_structure_hook(float, _strict_float)
+    return conv
+
+
+def _strict_str(value: Any, _t: Any) -> str:
+    if type(value) is not str:
+        raise TypeError(f"expected a string, got {_describe(value)}")
+    return value
+
+
+def _strict_bool(value: Any, _t: Any) -> bool:
+    if type(value) is not bool:
+        raise TypeError(f"expected true or false, got {_describe(value)}")
+    return value
+
+
+def _strict_int(value: Any, _t: Any) -> int:
+    if type(value) is not int:
+        raise TypeError(f"expected an integer, got {_describe(value)}")
+    return value
+
+
+def _strict_float(value: Any, _t: Any) -> float:
+    if type(value) is int:
+        return float(value)
+    if type(value) is not float:
+        raise TypeError(f"expected a number, got {_describe(value)}")
+    return value
+
+
+def _describe(value: Any) -> str:
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "a boolean"
+    if isinstance(value, (int, float)):
+        return f"the number {value!r}"
+    if isinstance(value, str):
+        return f"the string {value!r}"
+    if isinstance(value, list):
+        return "a list"
+    if isinstance(value, dict):
+        return "a mapping"
+    return type(value).__name__
+
+
+def structure(
+    converter: cattrs.Converter,
+    data: Any,
+    cls: Any,
+    *,
+    where: str,
+    error: type[DshError] = DshError,
+) -> Any:
+    """Structure ``data`` as ``cls``; failures become one ``error`` listing every
+    path-qualified problem, prefixed with ``where`` (a file, field or argument).
+    """
+    try:
+        return converter.structure(data, cls)
+    except Exception as exc:  # cattrs raises ExceptionGroups and plain errors
+        raise error(f"{where}: {'; '.join(describe_errors(exc))}") from exc
+
+
+def _format(exc: BaseException, type_: Any) -> str:
+    if isinstance(exc, TypeError) and str(exc).startswith("expected "):
+        return str(exc)
+    if "not in literal" in str(exc):
+        allowed = ", ".join(repr(a) for a in getattr(type_, "__args__", ()))
+        return f"invalid value; expected one of {allowed}" if allowed else "invalid value"
+    if isinstance(exc, cattrs.ForbiddenExtraKeysError):
+        return f"unknown field(s): {', '.join(sorted(exc.extra_fields))}"
+    if isinstance(exc, KeyError):
+        return "required field missing"
+    return format_exception(exc, type_)
+
+
+def describe_errors(exc: BaseException) -> list[str]:
+    """Flatten a cattrs error into ``'<problem> @ $.path'`` strings."""
+    if isinstance(exc, (cattrs.ClassValidationError, cattrs.IterableValidationError)):
+        return list(cattrs.transform_error(exc, path="$", format_exception=_format))
+    if isinstance(exc, cattrs.ForbiddenExtraKeysError):
+        return [f"unknown field(s): {', '.join(sorted(exc.extra_fields))}"]
+    if isinstance(exc, BaseExceptionGroup):
+        out: list[str] = []
+        for sub in exc.exceptions:
+            out.extend(describe_errors(sub))
+        return out
+    return [str(exc) or type(exc).__name__]

@@ -1,0 +1,66 @@
+"""Shared helpers for host tests: open a host with a scripted model."""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import AsyncIterator, Sequence
+from contextlib import asynccontextmanager
+from pathlib import Path
+from typing import Any
+
+from hookspecs.protocols import CreateAgentOptions
+from hookspecs.values import AgentOptions
+
+from harness.host import HarnessHost, open_host
+from harness.llm.scripted import ScriptedAdapter
+from harness.profiles import ProfileRow
+
+
+class AdapterPlugin:
+    """Registers one adapter object (tests build adapters from inline YAML)."""
+
+    def __init__(self, adapter: Any) -> None:
+        self.adapter = adapter
+
+    from hookspecs import hookimpl as _hookimpl
+
+    @_hookimpl
+    def dsh_register_llm_adapters(self, register: Any) -> None:
+        register(self.adapter)
+
+
+@asynccontextmanager
+async def scripted_host(
+    tmp_path: Path,
+    script: str,
+    *,
+    plugins: Sequence[tuple[str, object]] = (),
+    rows: Sequence[ProfileRow] = (),
+    headless: bool = True,
+    workspace: Path | None = None,
+) -> AsyncIterator[tuple[HarnessHost, ScriptedAdapter]]:
+    adapter = ScriptedAdapter.from_text(script)
+    home = tmp_path / "home"
+    work = workspace or tmp_path / "work"
+    work.mkdir(exist_ok=True)
+    async with open_host(
+        rows=rows,
+        dsh_home=home,
+        cwd=work,
+        headless=headless,
+        extra_plugins=[("test-adapter", AdapterPlugin(adapter)), *plugins],
+        environ={},
+        logger=logging.getLogger("test-host"),
+    ) as host:
+        yield host, adapter
+
+
+async def new_root(host: HarnessHost, model: str = "m", provider: str = "scripted") -> Any:
+    handle = await host.agents.create(
+        CreateAgentOptions(agent_options=AgentOptions(provider=provider, model=model))
+    )
+    return handle
+
+
+def event_types(session: Any) -> list[str]:
+    return [e.type for e in session.events if e.type != "assistant/chunk"]

@@ -1,0 +1,329 @@
+"""Inbox wake semantics, cancellation, chain hooks and tool scheduling."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import trio
+
+from hookspecs import hookimpl
+from hookspecs.errors import SessionError
+from hookspecs.protocols import CreateAgentOptions
+from hookspecs.values import (
+    AgentOptions,
+    CancelCause,
+    Reject,
+    ToolDefinition,
+    ToolResult,
+    create_user_message,
+)
+
+from .helpers import event_types, new_root, scripted_host
+
+ECHO = """
+responses:
+  - repeat: true
+    reply: {text: "ok"}
+"""
+
+
+def user_texts(session: Any) -> list[str]:
+    out = []
+    for event in session.events:
+        if event.type == "user/message":
+            out.append(event.data["message"]["content"][0]["text"])
+    return out
+
+
+def turn_ends(session: Any) -> list[dict[str, Any]]:
+    return [e.data["reason"] for e in session.events if e.type == "turn/end"]
+
+
+async def test_inject_waits_for_a_wake(tmp_path: Path) -> None:
+    async with scripted_host(tmp_path, ECHO) as (host, adapter):
+        agent = (await new_root(host)).agent
+        agent.inject(create_user_message("context"))
+        await agent.when_idle()  # nothing woke the agent
+        assert agent.status == "idle"
+        assert agent.inbox.next_step and not adapter.requests
+        agent.followup(create_user_message("question"))
+        await agent.when_idle()
+        assert user_texts(agent.session) == ["context", "question"]
+        assert len(turn_ends(agent.session)) == 1
+
+
+async def test_steer_wakes_an_idle_agent(tmp_path: Path) -> None:
+    async with scripted_host(tmp_path, ECHO) as (host, _):
+        agent = (await new_root(host)).agent
+        agent.steer(create_user_message("go"))
+        await agent.when_idle()
+        assert user_texts(agent.session) == ["go"]
+        assert turn_ends(agent.session) == [{"kind": "completed"}]
+
+
+SLOW_FIRST = """
+responses:
+  - reply: {text: "first", delay_seconds: 10}
+  - repeat: true
+    reply: {text: "later"}
+"""
+
+
+async def test_steer_and_inject_join_the_running_turn(tmp_path: Path, autojump_clock: Any) -> None:
+    async with scripted_host(tmp_path, SLOW_FIRST) as (host, adapter):
+        agent = (await new_root(host)).agent
+        agent.followup(create_user_message("start"))
+        await trio.sleep(1)
+        assert agent.status == "running"
+        agent.steer(create_user_message("steered"))
+        agent.inject(create_user_message("injected"))
+        await agent.when_idle()
+        # one turn, two steps: the second step entered both messages
+        assert turn_ends(agent.session) == [{"kind": "completed"}]
+        steps = [e.data for e in agent.session.events if e.type == "step/start"]
+        assert steps == [{"turn": 1, "step": 0}, {"turn": 1, "step": 1}]
+        assert user_texts(agent.session) == ["start", "steered", "injected"]
+        assert len(adapter.requests) == 2
+
+
+async def test_followup_during_a_turn_gets_its_own_turn(tmp_path: Path, autojump_clock: Any) -> None:
+    async with scripted_host(tmp_path, SLOW_FIRST) as (host, _):
+        agent = (await new_root(host)).agent
+        agent.followup(create_user_message("one"))
+        await trio.sleep(1)
+        agent.followup(create_user_message("two"))
+        await agent.when_idle()
+        assert turn_ends(agent.session) == [{"kind": "completed"}, {"kind": "completed"}]
+        starts = [e.data["turn"] for e in agent.session.events if e.type == "turn/start"]
+        assert starts == [1, 2]
+
+
+SLOW_TOOL_SCRIPT = """
+responses:
+  - match: {has_tools: [slow]}
+    reply:
+      tool_calls:
+        - {name: slow, arguments: {}}
+        - {name: slow, arguments: {}}
+  - repeat: true
+    reply: {text: "never"}
+"""
+
+
+class SlowToolPlugin:
+    def __init__(self) -> None:
+        self.started = 0
+        self.cancelled = 0
+
+    async def _slow(self, args: dict[str, Any], ctx: Any) -> str:
+        self.started += 1
+        try:
+            await trio.sleep(100)
+        except trio.Cancelled:
+            self.cancelled += 1
+            raise
+        return "slept"
+
+    @hookimpl
+    def dsh_register_tools(self, register: Any) -> None:
+        register(
+            ToolDefinition(
+                name="slow",
+                description="sleeps",
+                parameters={"type": "object", "properties": {}, "additionalProperties": False},
+                execute=self._slow,
+            )
+        )
+
+
+async def test_cancel_mid_tool_closes_everything(tmp_path: Path, autojump_clock: Any) -> None:
+    plugin = SlowToolPlugin()
+    async with scripted_host(tmp_path, SLOW_TOOL_SCRIPT, plugins=[("slow", plugin)]) as (host, adapter):
+        agent = (await new_root(host)).agent
+        agent.followup(create_user_message("run slow"))
+        await trio.sleep(5)
+        assert plugin.started == 1  # not concurrency-safe: the second waits
+        assert agent.cancel(CancelCause(by="user"))
+        await agent.when_idle()
+        events = agent.session.events
+        results = [e.data for e in events if e.type == "tool/result"]
+        assert [r["error"]["code"] for r in results] == ["ABORTED", "ABORTED_BEFORE_DISPATCH"]
+        assert [e.data["call_id"] for e in events if e.type == "tool/call"] == [r["call_id"] for r in results]
+        assert event_types(agent.session)[-2:] == ["step/end", "turn/end"]
+        assert turn_ends(agent.session) == [{"kind": "aborted", "by": "user"}]
+        assert plugin.cancelled == 1
+        assert len(adapter.requests) == 1
+        # idle cancel is a no-op
+        assert not agent.cancel(CancelCause(by="user"))
+
+
+class ReentrantObserver:
+    def __init__(self) -> None:
+        self.errors: list[SessionError] = []
+
+    @hookimpl
+    def dsh_session_event(self, session: Any, event: Any) -> None:
+        if event.type == "turn/start":
+            try:
+                session.append("turn/start", {"turn": 99})
+            except SessionError as exc:
+                self.errors.append(exc)
+
+
+async def test_append_from_an_observer_is_refused(tmp_path: Path) -> None:
+    observer = ReentrantObserver()
+    async with scripted_host(tmp_path, ECHO, plugins=[("reentrant", observer)]) as (host, _):
+        agent = (await new_root(host)).agent
+        agent.followup(create_user_message("hi"))
+        await agent.when_idle()
+        assert len(observer.errors) == 1
+        assert observer.errors[0].code == "SESSION_APPEND_REENTRANT"
+        assert "host.spawn" in str(observer.errors[0])
+        assert [e.data for e in agent.session.events if e.type == "turn/start"] == [{"turn": 1}]
+
+
+class StoppingSteerer:
+    def __init__(self) -> None:
+        self.calls = 0
+
+    @hookimpl
+    def dsh_agent_turn_stopping(self, agent: Any, turn: int) -> None:
+        self.calls += 1
+        if self.calls == 1:
+            agent.steer(create_user_message("one more step", source={"kind": "plugin", "plugin": "t"}))
+
+
+async def test_turn_stopping_listener_forces_a_step(tmp_path: Path) -> None:
+    steerer = StoppingSteerer()
+    async with scripted_host(tmp_path, ECHO, plugins=[("steerer", steerer)]) as (host, adapter):
+        agent = (await new_root(host)).agent
+        agent.followup(create_user_message("hi"))
+        await agent.when_idle()
+        assert steerer.calls == 2
+        assert len(adapter.requests) == 2
+        assert user_texts(agent.session) == ["hi", "one more step"]
+        assert turn_ends(agent.session) == [{"kind": "completed"}]
+
+
+class Blocker:
+    @hookimpl
+    def dsh_agent_pre_step(self, agent: Any, messages: Any, call_next: Any) -> Any:
+        return Reject(reason="policy says no")
+
+
+async def test_pre_step_reject_blocks_the_turn(tmp_path: Path) -> None:
+    async with scripted_host(tmp_path, ECHO, plugins=[("blocker", Blocker())]) as (host, adapter):
+        agent = (await new_root(host)).agent
+        agent.followup(create_user_message("hi"))
+        await agent.when_idle()
+        assert turn_ends(agent.session) == [{"kind": "blocked", "reason": "policy says no"}]
+        assert not adapter.requests
+
+
+RESTRICTED = """
+responses:
+  - match: {has_tools: [read]}
+    reply:
+      tool_calls: [{name: grep, arguments: {pattern: x}}]
+  - repeat: true
+    reply: {text: "done"}
+"""
+
+
+async def test_restrict_hides_and_refuses(tmp_path: Path) -> None:
+    async with scripted_host(tmp_path, RESTRICTED) as (host, adapter):
+
+        def setup(scope: Any) -> None:
+            scope.tools.restrict(allow=["read"])
+
+        handle = await host.agents.create(
+            CreateAgentOptions(agent_options=AgentOptions(provider="scripted", model="m"), setup=setup)
+        )
+        agent = handle.agent
+        agent.followup(create_user_message("search"))
+        await agent.when_idle()
+        offered = [t.name for t in adapter.requests[0].tools]
+        assert offered == ["read"]
+        result = next(e for e in agent.session.events if e.type == "tool/result")
+        assert result.data["error"]["code"] == "UNKNOWN_TOOL"
+        assert "'grep' is not available" in result.data["error"]["message"]
+        await handle.dispose()
+        # the scope unwound with the agent
+        assert host.agents.get(agent.id) is None
+
+
+ERRORING = """
+responses:
+  - reply:
+      text: "partial"
+      error: {message: "upstream exploded; Authorization: Bearer sk-abcdefghijkl", code: SERVER, status: 503, after_chunks: 1}
+"""
+
+
+async def test_llm_error_ends_the_turn_with_a_scrubbed_error(tmp_path: Path) -> None:
+    async with scripted_host(tmp_path, ERRORING) as (host, _):
+        agent = (await new_root(host)).agent
+        agent.followup(create_user_message("hi"))
+        await agent.when_idle()
+        (reason,) = turn_ends(agent.session)
+        assert reason["kind"] == "error"
+        assert reason["error"]["code"] == "SERVER" and reason["error"]["status"] == 503
+        assert "sk-abc" not in reason["error"]["message"]
+        message = next(e for e in agent.session.events if e.type == "assistant/message")
+        assert message.data["interrupted"] is True
+
+
+PARALLEL = """
+responses:
+  - match: {has_tools: [read]}
+    reply:
+      tool_calls:
+        - {name: read, arguments: {path: a.txt}}
+        - {name: read, arguments: {path: b.txt}}
+        - {name: read, arguments: {path: missing.txt}}
+  - repeat: true
+    reply: {text: "done"}
+"""
+
+
+async def test_results_commit_in_model_order(tmp_path: Path) -> None:
+    work = tmp_path / "work"
+    work.mkdir()
+    (work / "a.txt").write_text("a\n")
+    (work / "b.txt").write_text("b\n")
+    async with scripted_host(tmp_path, PARALLEL, workspace=work) as (host, adapter):
+        agent = (await new_root(host)).agent
+        agent.followup(create_user_message("read"))
+        await agent.when_idle()
+        calls = [e.data["call_id"] for e in agent.session.events if e.type == "tool/call"]
+        results = [e.data for e in agent.session.events if e.type == "tool/result"]
+        assert [r["call_id"] for r in results] == calls
+        assert "error" not in results[0] and "error" not in results[1]
+        assert results[2]["error"]["code"] in {"INVALID_ARGS", "TOOL_FAILED"}
+        # the follow-up request carries every result, in order
+        tool_messages = [m for m in adapter.requests[1].messages if m.role == "tool"]
+        assert [m.content[0].tool_call_id for m in tool_messages] == calls
+
+
+WRITE = """
+responses:
+  - match: {has_tools: [write]}
+    reply:
+      tool_calls: [{name: write, arguments: {path: out.txt, content: "x"}}]
+  - repeat: true
+    reply: {text: "done"}
+"""
+
+
+async def test_ask_fails_closed_without_an_approver(tmp_path: Path) -> None:
+    async with scripted_host(tmp_path, WRITE) as (host, _):
+        agent = (await new_root(host)).agent
+        agent.followup(create_user_message("write"))
+        await agent.when_idle()
+        result = next(e for e in agent.session.events if e.type == "tool/result")
+        assert result.data["error"]["code"] == "NOT_APPROVED"
+        assert "no approver is available" in result.data["error"]["message"]
+        assert not (tmp_path / "work" / "out.txt").exists()
+        decided = next(e for e in agent.session.events if e.type == "approval/decided")
+        assert decided.data["outcome"] == "unavailable"
