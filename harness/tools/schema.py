@@ -54,7 +54,8 @@ _BOUNDS = ("minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum")
 _COUNTS = ("minLength", "maxLength", "minItems", "maxItems")
 _IDENT = re.compile(r"^[A-Za-z_][A-Za-z0-9_-]*$")
 
-Path = tuple[str | int, ...]
+#: Where a value sits: property names and array indexes from the root.
+JsonPath = tuple[str | int, ...]
 
 
 class SchemaError(ValueError):
@@ -69,7 +70,7 @@ class SchemaError(ValueError):
 # --- paths and value descriptions ---------------------------------------------------
 
 
-def render_path(path: Path, root: str) -> str:
+def render_path(path: JsonPath, root: str) -> str:
     """``("refs", 3, "id")`` -> ``refs[3].id``; the empty path is ``root``."""
     out = ""
     for seg in path:
@@ -153,10 +154,6 @@ def _show(value: Any) -> str:
         return repr(value)
 
 
-def _num(value: float) -> str:
-    return str(value)
-
-
 # --- checking schemas ------------------------------------------------------------------
 
 
@@ -180,13 +177,13 @@ def check_object_schema(schema: Mapping[str, Any], where: str) -> None:
         raise SchemaError(where, problems)
 
 
-def _spath(path: Path) -> str:
+def _spath(path: JsonPath) -> str:
     """A schema location as ``$.properties.limit`` (``$`` is the schema itself)."""
     rest = render_path(path, "")
     return "$" + (rest if rest.startswith("[") or not rest else "." + rest)
 
 
-def _check(schema: Any, path: Path, problems: list[str]) -> None:
+def _check(schema: Any, path: JsonPath, problems: list[str]) -> None:
     here = _spath(path)
     if not isinstance(schema, Mapping):
         problems.append(f"{here}: a schema must be an object, got {json_type_name(schema)}")
@@ -206,8 +203,9 @@ def _check(schema: Any, path: Path, problems: list[str]) -> None:
             bad("type", f"must be a type name or a non-empty list of them, got {_show(t)}")
         else:
             for name in names:
-                if name not in JSON_TYPES:
-                    bad("type", f"unknown type {_show(name)} (expected one of {', '.join(sorted(JSON_TYPES))})")
+                if not isinstance(name, str) or name not in JSON_TYPES:
+                    expected = ", ".join(sorted(JSON_TYPES))
+                    bad("type", f"unknown type {_show(name)} (expected one of {expected})")
             if len(set(map(str, names))) != len(names):
                 bad("type", "lists a type twice")
 
@@ -232,7 +230,8 @@ def _check(schema: Any, path: Path, problems: list[str]) -> None:
             known = schema.get("properties", {})
             for name in req:
                 if isinstance(known, Mapping) and name not in known:
-                    bad("required", f"{name!r} is required but not in properties and additionalProperties is false")
+                    why = "additionalProperties is false"
+                    bad("required", f"{name!r} is required but not in properties ({why})")
 
     if "additionalProperties" in schema:
         extra = schema["additionalProperties"]
@@ -269,7 +268,7 @@ def _check(schema: Any, path: Path, problems: list[str]) -> None:
     for low, high in (("minimum", "maximum"), ("minLength", "maxLength"), ("minItems", "maxItems")):
         lo, hi = schema.get(low), schema.get(high)
         if _is_number(lo) and _is_number(hi) and lo > hi:
-            bad(low, f"{_num(lo)} is greater than {high} {_num(hi)}")
+            bad(low, f"{lo} is greater than {high} {hi}")
 
     if "pattern" in schema:
         pattern = schema["pattern"]
@@ -329,12 +328,14 @@ def validate(value: Any, schema: Mapping[str, Any], *, root: str = "arguments") 
 
     ``schema`` should have passed :func:`check_schema`; unknown keywords are ignored.
     """
-    found: list[tuple[Path, str]] = []
+    found: list[tuple[JsonPath, str]] = []
     _validate(value, schema, (), found)
     return [f"{render_path(path, root)}: {message}" for path, message in found]
 
 
-def _validate(value: Any, schema: Mapping[str, Any], path: Path, out: list[tuple[Path, str]]) -> None:
+def _validate(
+    value: Any, schema: Mapping[str, Any], path: JsonPath, out: list[tuple[JsonPath, str]]
+) -> None:
     types = schema.get("type")
     if types is not None:
         names = [types] if isinstance(types, str) else list(types)
@@ -363,18 +364,22 @@ def _validate(value: Any, schema: Mapping[str, Any], path: Path, out: list[tuple
         _validate_any_of(value, schema["anyOf"], path, out)
 
 
-def _validate_number(value: float, schema: Mapping[str, Any], path: Path, out: list[tuple[Path, str]]) -> None:
+def _validate_number(
+    value: float, schema: Mapping[str, Any], path: JsonPath, out: list[tuple[JsonPath, str]]
+) -> None:
     if "minimum" in schema and value < schema["minimum"]:
-        out.append((path, f"must be >= {_num(schema['minimum'])}"))
+        out.append((path, f"must be >= {schema['minimum']}"))
     if "exclusiveMinimum" in schema and value <= schema["exclusiveMinimum"]:
-        out.append((path, f"must be > {_num(schema['exclusiveMinimum'])}"))
+        out.append((path, f"must be > {schema['exclusiveMinimum']}"))
     if "maximum" in schema and value > schema["maximum"]:
-        out.append((path, f"must be <= {_num(schema['maximum'])}"))
+        out.append((path, f"must be <= {schema['maximum']}"))
     if "exclusiveMaximum" in schema and value >= schema["exclusiveMaximum"]:
-        out.append((path, f"must be < {_num(schema['exclusiveMaximum'])}"))
+        out.append((path, f"must be < {schema['exclusiveMaximum']}"))
 
 
-def _validate_string(value: str, schema: Mapping[str, Any], path: Path, out: list[tuple[Path, str]]) -> None:
+def _validate_string(
+    value: str, schema: Mapping[str, Any], path: JsonPath, out: list[tuple[JsonPath, str]]
+) -> None:
     # len() counts code points, as JSON Schema does.
     if "minLength" in schema and len(value) < schema["minLength"]:
         out.append((path, f"must be at least {schema['minLength']} characters long (got {len(value)})"))
@@ -384,7 +389,9 @@ def _validate_string(value: str, schema: Mapping[str, Any], path: Path, out: lis
         out.append((path, f"must match the pattern {_show(schema['pattern'])}"))
 
 
-def _validate_array(value: Sequence[Any], schema: Mapping[str, Any], path: Path, out: list[tuple[Path, str]]) -> None:
+def _validate_array(
+    value: Sequence[Any], schema: Mapping[str, Any], path: JsonPath, out: list[tuple[JsonPath, str]]
+) -> None:
     if "minItems" in schema and len(value) < schema["minItems"]:
         out.append((path, f"must have at least {schema['minItems']} items (got {len(value)})"))
     if "maxItems" in schema and len(value) > schema["maxItems"]:
@@ -404,7 +411,7 @@ def _validate_array(value: Sequence[Any], schema: Mapping[str, Any], path: Path,
 
 
 def _validate_object(
-    value: Mapping[str, Any], schema: Mapping[str, Any], path: Path, out: list[tuple[Path, str]]
+    value: Mapping[str, Any], schema: Mapping[str, Any], path: JsonPath, out: list[tuple[JsonPath, str]]
 ) -> None:
     props: Mapping[str, Any] = schema.get("properties") or {}
     for name in schema.get("required") or ():
@@ -421,10 +428,12 @@ def _validate_object(
             _validate(item, extra, path + (name,), out)
 
 
-def _validate_any_of(value: Any, alternatives: Sequence[Any], path: Path, out: list[tuple[Path, str]]) -> None:
-    failures: list[list[tuple[Path, str]]] = []
+def _validate_any_of(
+    value: Any, alternatives: Sequence[Any], path: JsonPath, out: list[tuple[JsonPath, str]]
+) -> None:
+    failures: list[list[tuple[JsonPath, str]]] = []
     for alt in alternatives:
-        found: list[tuple[Path, str]] = []
+        found: list[tuple[JsonPath, str]] = []
         _validate(value, alt, path, found)
         if not found:
             return
@@ -437,6 +446,7 @@ def _validate_any_of(value: Any, alternatives: Sequence[Any], path: Path, out: l
         return
     parts = []
     for index, found in enumerate(failures, start=1):
-        detail = "; ".join(f"{render_path(p, 'value')}: {m}" for p, m in found)
+        # Paths inside an alternative are shown relative to the value being matched.
+        detail = "; ".join(f"{render_path(p[len(path):], 'value')}: {m}" for p, m in found)
         parts.append(f"({index}) {detail}")
     out.append((path, "does not match any allowed alternative: " + " | ".join(parts)))

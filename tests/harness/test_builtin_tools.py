@@ -11,6 +11,7 @@ from typing import Any
 import attrs
 import pytest
 import trio
+from trio.testing import MockClock
 
 from harness.tools.builtin import bash as bash_mod
 from harness.tools.builtin import builtin_tools
@@ -357,7 +358,11 @@ async def test_glob_cap_default_is_1000() -> None:
 
 @pytest.mark.parametrize(
     ("pattern", "fragment"),
-    [("../*", "must not contain '..'"), ("/etc/*", "must be relative"), ("a/../../x", "must not contain '..'")],
+    [
+        ("../*", "must not contain '..'"),
+        ("/etc/*", "must be relative"),
+        ("a/../../x", "must not contain '..'"),
+    ],
 )
 async def test_glob_refuses_escaping_patterns(pattern: str, fragment: str, ctx: FakeContext) -> None:
     error = await call_error("glob", {"pattern": pattern}, ctx)
@@ -431,8 +436,10 @@ async def test_edit_errors(ctx: FakeContext, ws: Path) -> None:
     (ws / "b.bin").write_bytes(b"a\x00b")
     same = await call_error("edit", {"path": "f.txt", "old_text": "same", "new_text": "same"}, ctx)
     assert same.violations[0].startswith("new_text:")
-    assert "binary" in (await call_error("edit", {"path": "b.bin", "old_text": "a", "new_text": "c"}, ctx)).message
-    assert "does not exist" in (await call_error("edit", {"path": "no", "old_text": "a", "new_text": "c"}, ctx)).message
+    binary = await call_error("edit", {"path": "b.bin", "old_text": "a", "new_text": "c"}, ctx)
+    assert "binary" in binary.message
+    missing = await call_error("edit", {"path": "no", "old_text": "a", "new_text": "c"}, ctx)
+    assert "does not exist" in missing.message
 
 
 async def test_edit_preserves_bytes_that_are_not_utf8(ctx: FakeContext, ws: Path) -> None:
@@ -474,7 +481,7 @@ async def test_bash_truncates_huge_output_keeping_head_and_tail(ctx: FakeContext
     assert "output truncated" in text and result.value["truncated"] is True
 
 
-async def test_bash_timeout_kills_the_command(ctx: FakeContext, autojump_clock: trio.testing.MockClock) -> None:
+async def test_bash_timeout_kills_the_command(ctx: FakeContext, autojump_clock: MockClock) -> None:
     started = time.monotonic()
     result = await call("bash", {"command": "sleep 5", "timeout_seconds": 1}, ctx)
     assert time.monotonic() - started < 4  # killed, not waited for (virtual time jumped)

@@ -300,7 +300,8 @@ def test_full_schema_with_every_keyword_is_accepted() -> None:
         "properties": {
             "s": {"type": "string", "minLength": 1, "maxLength": 9, "pattern": "^a", "default": "ab"},
             "n": {"type": "number", "minimum": 0, "maximum": 1, "exclusiveMinimum": -1, "exclusiveMaximum": 2},
-            "a": {"type": "array", "items": {"type": "integer"}, "minItems": 0, "maxItems": 3, "uniqueItems": True},
+            "a": {"type": "array", "items": {"type": "integer"}, "minItems": 0, "maxItems": 3},
+            "a2": {"type": "array", "uniqueItems": True},
             "e": {"enum": ["x", 1, None], "examples": ["x"]},
             "c": {"const": {"k": [1]}},
             "u": {"anyOf": [{"type": "string"}, {"type": "null"}]},
@@ -310,7 +311,8 @@ def test_full_schema_with_every_keyword_is_accepted() -> None:
         "additionalProperties": False,
     }
     check_object_schema(schema, "w")
-    assert validate({"s": "ab", "n": 0.5, "a": [1, 2], "e": None, "c": {"k": [1]}, "u": None, "o": {"x": True}}, schema) == []
+    good = {"s": "ab", "n": 0.5, "a": [1, 2], "e": None, "c": {"k": [1]}, "u": None, "o": {"x": True}}
+    assert validate(good, schema) == []
 
 
 # --- built-in tool schemas --------------------------------------------------------------------
@@ -329,7 +331,7 @@ def test_builtin_parameter_schemas_are_strict_and_documented(tool: Any) -> None:
 
 json_values = st.recursive(
     st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False, allow_infinity=False) | st.text(),
-    lambda children: st.lists(children, max_size=4) | st.dictionaries(st.text(max_size=5), children, max_size=4),
+    lambda kids: st.lists(kids, max_size=4) | st.dictionaries(st.text(max_size=5), kids, max_size=4),
     max_leaves=20,
 )
 

@@ -31,7 +31,7 @@ def require_regular_file(path: Path, shown: str, *, argument: str = "path") -> o
     except OSError as exc:
         raise ToolError(f"cannot access {shown!r}: {os_reason(exc)}") from None
     if stat.S_ISDIR(st.st_mode):
-        raise ToolArgsError(f"{argument} {shown!r} is a directory, not a file (use glob or grep to look inside it)")
+        raise ToolArgsError(f"{argument} {shown!r} is a directory, not a file (glob or grep look inside it)")
     if not stat.S_ISREG(st.st_mode):
         raise ToolArgsError(f"{argument} {shown!r} is not a regular file")
     return st

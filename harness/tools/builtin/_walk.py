@@ -64,7 +64,8 @@ def expand_braces(pattern: str, *, argument: str = "pattern") -> list[str]:
         return [pattern]
     out: list[str] = []
     for alternative in match.group(1).split(","):
-        out.extend(expand_braces(pattern[: match.start()] + alternative + pattern[match.end() :], argument=argument))
+        variant = pattern[: match.start()] + alternative + pattern[match.end() :]
+        out.extend(expand_braces(variant, argument=argument))
         if len(out) > _MAX_BRACE_EXPANSIONS:
             raise ToolArgsError(f"{argument}: braces expand to more than {_MAX_BRACE_EXPANSIONS} patterns")
     return out
@@ -73,10 +74,10 @@ def expand_braces(pattern: str, *, argument: str = "pattern") -> list[str]:
 def split_pattern(pattern: str, *, argument: str = "pattern") -> list[str]:
     """The ``/``-separated segments of a relative glob, ``.`` segments dropped."""
     if pattern.startswith("/"):
-        raise ToolArgsError(f"{argument}: must be relative (choose the directory with the path argument)")
+        raise ToolArgsError(f"{argument}: must be relative (choose the directory with `path`)")
     segments = [s for s in pattern.split("/") if s not in ("", ".")]
     if ".." in segments:
-        raise ToolArgsError(f"{argument}: must not contain '..' (choose the directory with the path argument)")
+        raise ToolArgsError(f"{argument}: must not contain '..' (choose the directory with `path`)")
     if not segments:
         raise ToolArgsError(f"{argument}: matches nothing")
     return segments

@@ -45,7 +45,9 @@ PARAMETERS: dict[str, Any] = {
             "exclusiveMinimum": 0,
             "maximum": MAX_TIMEOUT,
             "default": DEFAULT_TIMEOUT,
-            "description": f"Kill the command after this many seconds (default {DEFAULT_TIMEOUT}, max {MAX_TIMEOUT}).",
+            "description": (
+                f"Kill the command after this many seconds (default {DEFAULT_TIMEOUT}, max {MAX_TIMEOUT})."
+            ),
         },
     },
     "required": ["command"],
@@ -83,7 +85,9 @@ class _Capture:
             return f"{head}\n\n… [output truncated: {self.dropped} bytes omitted] …\n\n{tail}"
         return head + tail
 
-    async def pump(self, stream: trio.abc.ReceiveStream, *, task_status: Any = trio.TASK_STATUS_IGNORED) -> None:
+    async def pump(
+        self, stream: trio.abc.ReceiveStream, *, task_status: Any = trio.TASK_STATUS_IGNORED
+    ) -> None:
         try:
             with trio.CancelScope() as scope:
                 task_status.started(scope)
@@ -179,14 +183,16 @@ def _result(outcome: _Outcome, timeout: float) -> ToolResult:
     }
     if outcome.exit_code is None:
         if outcome.timed_out:
-            failure = ToolFailure(code="TIMEOUT", message=f"command timed out after {timeout:g} seconds and was killed")
+            message = f"command timed out after {timeout:g} seconds and was killed"
+            failure = ToolFailure(code="TIMEOUT", message=message)
         else:
             failure = ToolFailure(code="ABORTED", message="command was cancelled and killed")
         text = f"{failure.message}\n{output}"
         return ToolResult(is_error=True, content=(TextBlock(text=text),), value=value, error=failure)
     text = f"{_describe_exit(outcome.exit_code)}\n{output}"
     if outcome.exit_code != 0:
-        failure = ToolFailure(code="NONZERO_EXIT", message=f"command failed with {_describe_exit(outcome.exit_code)}")
+        message = f"command failed with {_describe_exit(outcome.exit_code)}"
+        failure = ToolFailure(code="NONZERO_EXIT", message=message)
         return ToolResult(is_error=True, content=(TextBlock(text=text),), value=value, error=failure)
     return ToolResult.text(text, value=value)
 

@@ -17,7 +17,11 @@ from ._files import SNIFF_BYTES, looks_binary, os_reason, require_regular_file, 
 PARAMETERS: dict[str, Any] = {
     "type": "object",
     "properties": {
-        "path": {"type": "string", "minLength": 1, "description": "File to edit, relative to the workspace root."},
+        "path": {
+            "type": "string",
+            "minLength": 1,
+            "description": "File to edit, relative to the workspace root.",
+        },
         "old_text": {
             "type": "string",
             "minLength": 1,
@@ -74,7 +78,7 @@ def _apply(edit: _Edit) -> int:
     try:
         payload = updated.encode(**_ENCODING)
     except UnicodeEncodeError:
-        raise ToolArgsError("new_text: contains characters that are not valid UTF-8 (lone surrogates)") from None
+        raise ToolArgsError("new_text: contains a lone surrogate, which is not valid UTF-8") from None
     try:
         write_atomic(edit.path, payload)
     except OSError as exc:
@@ -99,7 +103,8 @@ async def execute(args: dict[str, Any], ctx: ToolRunContext) -> ToolResult:
         )
     )
     noun = "occurrence" if count == 1 else "occurrences"
-    return ToolResult.text(f"replaced {count} {noun} in {shown}", value={"path": shown, "replacements": count})
+    value = {"path": shown, "replacements": count}
+    return ToolResult.text(f"replaced {count} {noun} in {shown}", value=value)
 
 
 TOOL = ToolDefinition(

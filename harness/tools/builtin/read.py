@@ -26,7 +26,7 @@ PARAMETERS: dict[str, Any] = {
         "path": {
             "type": "string",
             "minLength": 1,
-            "description": "File to read, relative to the workspace root (absolute paths inside it also work).",
+            "description": "File to read, relative to the workspace root (or absolute, inside it).",
         },
         "offset": {
             "type": "integer",

@@ -18,7 +18,7 @@ PARAMETERS: dict[str, Any] = {
         "path": {
             "type": "string",
             "minLength": 1,
-            "description": "File to write, relative to the workspace root. Missing parent directories are created.",
+            "description": "File to write, relative to the workspace root; missing parent directories are created.",
         },
         "content": {"type": "string", "description": "The complete new content of the file (UTF-8)."},
     },
@@ -48,7 +48,7 @@ async def execute(args: dict[str, Any], ctx: ToolRunContext) -> ToolResult:
     try:
         data = args["content"].encode("utf-8")
     except UnicodeEncodeError:
-        raise ToolArgsError("content: contains characters that are not valid UTF-8 (lone surrogates)") from None
+        raise ToolArgsError("content: contains a lone surrogate, which is not valid UTF-8") from None
     created = _write(path, shown, data)
     return ToolResult.text(
         f"wrote {len(data)} bytes to {shown}",

@@ -1,0 +1,70 @@
+"""What every CLI command shares: profile loading, logging, exit codes."""
+
+from __future__ import annotations
+
+import argparse
+import logging
+import os
+import sys
+from collections.abc import Mapping
+from pathlib import Path
+
+from harness.paths import resolve_dsh_home
+from harness.profiles import ComposedProfile, compose_profile
+from harness.profiles.compose import PROFILES_DIR
+from harness.scrub import scrub_text
+
+#: exit codes by turn-end reason
+EXIT_CODES: Mapping[str, int] = {
+    "completed": 0,
+    "error": 1,
+    "interrupted": 1,
+    "max-tokens": 3,
+    "blocked": 4,
+    "aborted": 130,
+}
+EXIT_USAGE = 2
+
+
+class ScrubbingFormatter(logging.Formatter):
+    """Log lines never carry credentials or absolute paths."""
+
+    def format(self, record: logging.LogRecord) -> str:
+        return scrub_text(super().format(record), limit=4000)
+
+
+def setup_logging(verbosity: int) -> None:
+    level = logging.WARNING if verbosity <= 0 else logging.INFO if verbosity == 1 else logging.DEBUG
+    handler = logging.StreamHandler(sys.stderr)
+    handler.setFormatter(ScrubbingFormatter("%(levelname)s %(name)s: %(message)s"))
+    root = logging.getLogger()
+    root.handlers[:] = [handler]
+    root.setLevel(level)
+
+
+def dsh_home(environ: Mapping[str, str] | None = None) -> Path:
+    return resolve_dsh_home(environ)
+
+
+def load_profile(args: argparse.Namespace, home: Path) -> ComposedProfile | None:
+    """The composed profile named by ``--profile`` (or ``$DSH_PROFILE``); None when
+    no profile was asked for and ``$DSH_HOME/profiles/default.yml`` does not exist."""
+    name = args.profile or os.environ.get("DSH_PROFILE")
+    patches = [Path(p) for p in (args.patch or [])]
+    if not name:
+        default = home / PROFILES_DIR / "default.yml"
+        if not default.exists():
+            return None
+        name = str(default)
+    return compose_profile(name, dsh_home=home, patches=patches)
+
+
+def add_profile_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--profile",
+        metavar="P",
+        help="profile file, or a name in $DSH_HOME/profiles/ (default: $DSH_PROFILE, then 'default' if present)",
+    )
+    parser.add_argument(
+        "--patch", metavar="FILE", action="append", help="extra profile patch layer (repeatable, applied last)"
+    )

@@ -1,0 +1,113 @@
+"""``harness sessions ...``, ``harness plugins`` and ``--dump-config``."""
+
+from __future__ import annotations
+
+import json
+import logging
+import sys
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import Any
+
+from hookspecs.values import SESSION_FORMAT_VERSION, EventTypes
+
+from ..core_plugin import AGENT_LOOP_PLUGIN_NAME, AgentLoopPlugin, CorePlugin
+from ..paths import HostPaths
+from ..plugins import load_plugins, make_plugin_manager
+from ..profiles import ComposedProfile, dump_config
+from ..sessions import SessionStore
+from .render import Style, render_events
+
+
+def _store(home: Path, known_types: set[str] | None = None) -> SessionStore:
+    store = SessionStore(
+        sessions_dir=HostPaths(dsh_home=home).sessions_dir,
+        on_event=lambda s, e: None,
+        now_ms=lambda: 0.0,
+        logger=logging.getLogger("harness.sessions"),
+    )
+    return store
+
+
+def _when(ms: float) -> str:
+    return datetime.fromtimestamp(ms / 1000, tz=timezone.utc).strftime("%Y-%m-%d %H:%M:%S")
+
+
+def sessions_list(home: Path, *, as_json: bool, out: Any = None) -> int:
+    out = out or sys.stdout
+    summaries = _store(home).list()
+    if as_json:
+        json.dump([s.__dict__ if hasattr(s, "__dict__") else _summary(s) for s in summaries], out, indent=2)
+        out.write("\n")
+        return 0
+    if not summaries:
+        print("no sessions yet", file=out)
+        return 0
+    for s in summaries:
+        kind = "root" if s.parent_session is None else f"child of {s.parent_session[:12]} (depth {s.delegation_depth})"
+        print(f"{s.id}  {_when(s.created_at)}  {s.events:>6} events  {kind}  {s.title}", file=out)
+    return 0
+
+
+def _summary(s: Any) -> dict[str, Any]:
+    import attrs
+
+    return attrs.asdict(s)
+
+
+def sessions_show(home: Path, session_id: str, *, as_json: bool, out: Any = None) -> int:
+    out = out or sys.stdout
+    store = _store(home)
+    # a viewer must be able to show logs written with plugin event types it does
+    # not know; it never writes, so it accepts every type
+    store._types = _AcceptAll()  # type: ignore[assignment]
+    header, events = store.read(session_id)
+    if as_json:
+        for event in events:
+            json.dump({"seq": event.seq, "type": event.type, "time": event.time, "data": event.data}, out, ensure_ascii=False)
+            out.write("\n")
+        return 0
+    style = Style(out.isatty())
+    kind = "root session" if header.is_root else f"child of {header.parent_session} (depth {header.delegation_depth})"
+    print(style.bold(f"session {header.id}") + f" — {kind}, created {_when(header.created_at)}", file=out)
+    for line in render_events(events, style):
+        print(line, file=out)
+    if events and events[-1].type != EventTypes.TURN_END:
+        print(style.dim("(the last turn has not ended)"), file=out)
+    return 0
+
+
+class _AcceptAll(dict):  # type: ignore[type-arg]
+    def get(self, key: Any, default: Any = None) -> Any:
+        return False
+
+    def __contains__(self, key: object) -> bool:
+        return True
+
+
+def plugins_list(composed: ComposedProfile | None, *, out: Any = None) -> int:
+    out = out or sys.stdout
+    rows = composed.rows if composed else ()
+    pm = make_plugin_manager()
+    builtins: list[tuple[str, object]] = [("harness-core", CorePlugin())]
+    if not any(r.name == AGENT_LOOP_PLUGIN_NAME and not r.disabled for r in rows):
+        builtins.append((AGENT_LOOP_PLUGIN_NAME, AgentLoopPlugin()))
+    loaded = load_plugins(pm, rows, builtins=builtins)
+    for plugin in loaded:
+        status = "" if plugin.status == "loaded" else f" [{plugin.status}]"
+        print(f"{plugin.row_id} ({plugin.plugin_name}, {plugin.layer}){status}", file=out)
+        for hook in plugin.hooks:
+            print(f"    {hook}", file=out)
+    return 0
+
+
+def dump(composed: ComposedProfile | None, *, out: Any = None) -> int:
+    out = out or sys.stdout
+    if composed is None:
+        print("# no profile: only the built-in plugins run", file=out)
+        return 0
+    out.write(dump_config(composed))
+    return 0
+
+
+__all__ = ["SESSION_FORMAT_VERSION", "dump", "plugins_list", "sessions_list", "sessions_show"]

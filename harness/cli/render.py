@@ -1,0 +1,188 @@
+"""Rendering a session for people: live (streamed) and after the fact."""
+
+from __future__ import annotations
+
+import json
+import sys
+from collections.abc import Iterable
+from typing import Any, TextIO
+
+from hookspecs import hookimpl
+from hookspecs.values import (
+    Card,
+    EventTypes,
+    Notice,
+    ReasoningDelta,
+    SessionEvent,
+    StreamDelta,
+    StreamEnd,
+    TextDelta,
+)
+
+DIM = "\x1b[2m"
+BOLD = "\x1b[1m"
+RESET = "\x1b[0m"
+ARG_PREVIEW = 80
+
+
+class Style:
+    def __init__(self, color: bool) -> None:
+        self.color = color
+
+    def dim(self, text: str) -> str:
+        return f"{DIM}{text}{RESET}" if self.color else text
+
+    def bold(self, text: str) -> str:
+        return f"{BOLD}{text}{RESET}" if self.color else text
+
+
+def message_text(message: Any) -> str:
+    if not isinstance(message, dict):
+        return ""
+    parts = []
+    for block in message.get("content", []):
+        if isinstance(block, dict) and block.get("type") == "text":
+            parts.append(str(block.get("text", "")))
+        elif isinstance(block, dict) and block.get("type") == "image":
+            parts.append("[image]")
+    return "\n".join(parts)
+
+
+def tool_call_line(data: dict[str, Any]) -> str:
+    args = str(data.get("arguments", ""))
+    try:
+        parsed = json.loads(args) if args.strip() else {}
+        if isinstance(parsed, dict):
+            args = ", ".join(f"{k}={json.dumps(v, ensure_ascii=False)}" for k, v in parsed.items())
+    except ValueError:
+        pass
+    if len(args) > ARG_PREVIEW:
+        args = args[: ARG_PREVIEW - 1] + "…"
+    return f"⚙ {data.get('name')}({args})"
+
+
+def tool_result_line(data: dict[str, Any]) -> str:
+    error = data.get("error")
+    if isinstance(error, dict):
+        return f"  ↳ {data.get('name')} failed [{error.get('code')}]: {error.get('message', '')}"[:240]
+    content = data.get("message", {}).get("content", [])
+    text = ""
+    if content and isinstance(content[0], dict):
+        text = message_text({"content": content[0].get("content", [])})
+    lines = [line for line in text.splitlines() if line.strip()]
+    return f"  ↳ {data.get('name')}: {len(lines)} lines, {len(text)} chars"
+
+
+def source_label(message: Any) -> str:
+    source = message.get("source", {}) if isinstance(message, dict) else {}
+    return str(source.get("kind", "user"))
+
+
+def turn_end_line(data: dict[str, Any]) -> str:
+    reason = data.get("reason", {})
+    kind = reason.get("kind")
+    if kind == "error":
+        err = reason.get("error", {})
+        return f"✗ turn {data.get('turn')} failed [{err.get('code')}]: {err.get('message')}"
+    if kind == "aborted":
+        return f"✗ turn {data.get('turn')} aborted by {reason.get('by')}"
+    if kind == "completed":
+        return ""
+    return f"• turn {data.get('turn')} ended: {kind}"
+
+
+def render_events(events: Iterable[SessionEvent], style: Style) -> Iterable[str]:
+    """A readable transcript of a stored session."""
+    for event in events:
+        data = event.data if isinstance(event.data, dict) else {}
+        if event.type == EventTypes.USER_MESSAGE:
+            label = source_label(data.get("message"))
+            header = "you" if label == "user" else label
+            yield style.bold(f"[{event.seq}] {header}:") + " " + message_text(data.get("message"))
+        elif event.type == EventTypes.ASSISTANT_MESSAGE:
+            text = message_text(data.get("message"))
+            if text:
+                yield style.bold(f"[{event.seq}] assistant:") + " " + text
+        elif event.type == EventTypes.TOOL_CALL:
+            yield style.dim(f"[{event.seq}] " + tool_call_line(data))
+        elif event.type == EventTypes.TOOL_RESULT:
+            yield style.dim(f"[{event.seq}]" + tool_result_line(data))
+        elif event.type == EventTypes.TURN_END:
+            line = turn_end_line(data)
+            if line:
+                yield f"[{event.seq}] {line}"
+        elif event.type == EventTypes.COMMAND_DONE:
+            yield style.dim(f"[{event.seq}] /command {data.get('kind')}: {data.get('text', '')}")
+
+
+class LiveRenderer:
+    """A plugin that prints one agent's run as it happens."""
+
+    def __init__(self, out: TextIO | None = None, *, color: bool | None = None, show_reasoning: bool = False) -> None:
+        self.out = out or sys.stdout
+        self.style = Style(self.out.isatty() if color is None else color)
+        self.show_reasoning = show_reasoning
+        self.agent_ids: set[str] = set()
+        self._mid_line = False
+        self._in_reasoning = False
+
+    def watch(self, agent_id: str) -> None:
+        self.agent_ids.add(agent_id)
+
+    def _write(self, text: str) -> None:
+        self.out.write(text)
+        self.out.flush()
+
+    def _line(self, text: str) -> None:
+        if self._mid_line:
+            self._write("\n")
+            self._mid_line = False
+        self._write(text + "\n")
+
+    @hookimpl
+    def dsh_agent_stream(self, agent: Any, frame: Any) -> None:
+        if agent.id not in self.agent_ids:
+            return
+        if isinstance(frame, StreamDelta):
+            chunk = frame.chunk
+            if isinstance(chunk, TextDelta):
+                if self._in_reasoning:
+                    self._write("\n")
+                    self._in_reasoning = False
+                self._write(chunk.text)
+                self._mid_line = not chunk.text.endswith("\n")
+            elif isinstance(chunk, ReasoningDelta) and self.show_reasoning:
+                self._in_reasoning = True
+                self._write(self.style.dim(chunk.text))
+                self._mid_line = True
+        elif isinstance(frame, StreamEnd) and self._mid_line:
+            self._write("\n")
+            self._mid_line = False
+            self._in_reasoning = False
+
+    @hookimpl
+    def dsh_session_event(self, session: Any, event: SessionEvent) -> None:
+        if session.id not in self.agent_ids:
+            return
+        data = event.data if isinstance(event.data, dict) else {}
+        if event.type == EventTypes.TOOL_CALL:
+            self._line(self.style.dim(tool_call_line(data)))
+        elif event.type == EventTypes.TOOL_RESULT:
+            self._line(self.style.dim(tool_result_line(data)))
+        elif event.type == EventTypes.USER_MESSAGE:
+            label = source_label(data.get("message"))
+            if label != "user":
+                self._line(self.style.bold(f"[{label}]") + "\n" + message_text(data.get("message")))
+        elif event.type == EventTypes.TURN_END:
+            line = turn_end_line(data)
+            if line:
+                self._line(line)
+        elif event.type == EventTypes.LLM_RETRY:
+            self._line(self.style.dim(f"… retrying the model request ({data.get('code')}, attempt {data.get('attempt')})"))
+
+    def client_item(self, item: Card | Notice, render_card: Any) -> None:
+        if isinstance(item, Notice):
+            if item.session_id is None or item.session_id in self.agent_ids:
+                self._line(self.style.dim(f"[{item.level}] {item.text}"))
+        elif item.session_id in self.agent_ids and item.visibility == "visible":
+            self._line(self.style.dim(render_card(item)))
