@@ -40,6 +40,8 @@ from .runtime import Runtime
 from .sessions import SessionLog, SessionStore
 from .settings import SettingsService
 from .subagents import SubagentServiceImpl
+from .subagents.spawn import SpawnProvider
+from .subagents.toolkit import SubagentToolkitImpl
 from .tools.registry import ToolRegistry
 
 TEARDOWN_SECONDS = 30.0
@@ -85,7 +87,6 @@ class HarnessHost:
         self.approval = ApprovalServiceImpl(self.hooks)
         self.client = ClientServiceImpl(logger)
         self.system_prompt = SystemPromptRegistry()
-        self.subagents = SubagentServiceImpl(self.hooks)
         self.runtime = Runtime(
             hooks=self.hooks,
             sessions=self.sessions,
@@ -99,6 +100,7 @@ class HarnessHost:
             spawn=self.spawn,
         )
         self.agents = AgentRegistryImpl(self.runtime, default_cwd=cwd)
+        self.subagents = SubagentServiceImpl(self.hooks, SubagentToolkitImpl(self.agents))
 
     # --- Host protocol ------------------------------------------------------------------
 
@@ -176,6 +178,7 @@ class HarnessHost:
         collect("dsh_register_llm_adapters", self.llm.register_adapter)
         collect("dsh_register_tools", self.tools.register)
         collect("dsh_register_commands", self.commands.register)
+        track(self.subagents.register_provider(SpawnProvider(self.subagents.toolkit)))
         collect("dsh_register_subagent_providers", self.subagents.register_provider)
         collect("dsh_register_client", self.client.contribute)
 

@@ -174,6 +174,10 @@ class LoopAgent:
             self._turn_token.cancel(cause)
         return True
 
+    def discard_pending(self) -> None:
+        """Drop everything queued (an owner withdrawing work that never started)."""
+        self._discard_inbox()
+
     def _discard_inbox(self) -> None:
         for item in self._inbox.clear():
             self.runtime.hooks.agent_inbox(self, "discarded", item.message, item.target)

@@ -19,6 +19,7 @@ from ..tools.schema import check_object_schema
 
 if TYPE_CHECKING:
     from ..hook_facade import HostHooks
+    from .toolkit import SubagentToolkitImpl
 
 
 def required_capabilities(request: SubagentRequest) -> list[str]:
@@ -39,9 +40,14 @@ def required_capabilities(request: SubagentRequest) -> list[str]:
 class SubagentServiceImpl:
     """Implements :class:`hookspecs.protocols.SubagentService`."""
 
-    def __init__(self, hooks: HostHooks) -> None:
+    def __init__(self, hooks: HostHooks, toolkit: SubagentToolkitImpl) -> None:
         self._hooks = hooks
+        self._toolkit = toolkit
         self._providers: dict[str, SubagentProvider] = {}
+
+    @property
+    def toolkit(self) -> SubagentToolkitImpl:
+        return self._toolkit
 
     def register_provider(self, provider: SubagentProvider) -> Callable[[], None]:
         name = provider.name

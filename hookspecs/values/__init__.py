@@ -50,7 +50,7 @@ from .messages import (
     message_to_json,
 )
 from .settings import SettingsDescriptor, SettingsOp, SettingsSpec
-from .subagents import Capabilities, StopReasons, SubagentRequest, SubagentResult
+from .subagents import Capabilities, DelegatedPolicy, StopReasons, SubagentRequest, SubagentResult
 from .tools import (
     Allow,
     ApprovalOutcome,

@@ -40,6 +40,8 @@ class StopReasons:
     REFUSAL: Final = "refusal"
 
     CORE: Final[frozenset[str]] = frozenset({COMPLETED, ABORTED, ERROR, MAX_TOKENS, REFUSAL})
+    #: extension: a child asked for structured output completed without it
+    NO_STRUCTURED_OUTPUT: Final = "no-structured-output"
 
 
 @attrs.frozen(kw_only=True)
@@ -77,3 +79,16 @@ class SubagentResult:
     output: tuple[ContentBlock, ...] = ()
     structured: Any = None
     diagnostic: str | None = None
+
+
+@attrs.frozen(kw_only=True)
+class DelegatedPolicy:
+    """What a child inherits from its parent, captured before any await.
+
+    ``approval_policy`` is always ``never`` for delegated children: nobody is
+    asked on a child's behalf, so its approval requests are rejected.
+    ``sandbox_mode`` is the parent's explicit sandbox override, if any.
+    """
+
+    approval_policy: str = "never"
+    sandbox_mode: str | None = None

@@ -1,0 +1,149 @@
+"""Shadow Mind's contract vocabulary: ids, enum values and reason codes.
+
+These strings are contracts (they appear in provenance, status, journals and
+tests); never rename them.
+"""
+
+from __future__ import annotations
+
+from enum import Enum
+from typing import Final
+
+#: The settings namespace, equal to the runtime's profile row id.
+SETTINGS_NAMESPACE: Final = "shadow-mind-runtime"
+RUNTIME_ROW_ID: Final = "shadow-mind-runtime"
+TOOLS_ROW_ID: Final = "tool-shadow-mind"
+#: The reserved subagent provider name.
+PROVIDER_NAME: Final = "shadow-mind"
+DEFAULT_SHADOW_ID: Final = "default"
+DEFAULT_SHADOW_TOOLS: Final = ("read", "grep", "glob")
+DEFAULT_ACTIVATION_PROBABILITY: Final = 0.7
+#: The user/message source kind of a relay.
+REPORT_SOURCE_KIND: Final = "shadow-report"
+STRUCTURED_OUTPUT_TOOL: Final = "structured_output"
+
+
+class StrEnum(str, Enum):
+    def __str__(self) -> str:
+        return str(self.value)
+
+
+class Verdict(StrEnum):
+    CHALLENGE = "challenge"
+    GAP = "gap"
+    CONFIRM = "confirm"
+    UNCERTAIN = "uncertain"
+
+
+class OutputStatus(StrEnum):
+    REPORT = "report"
+    SILENT = "silent"
+    NOT_RELEVANT = "not_relevant"
+
+
+class Phase(StrEnum):
+    RUNNING = "running"
+    REPORT = "report"
+    SILENT = "silent"
+    NOT_RELEVANT = "not_relevant"
+    ABORTED = "aborted"
+    FAILED = "failed"
+
+
+class Stage(StrEnum):
+    PREPARE = "prepare"
+    START = "start"
+    RUN = "run"
+    DISPOSE = "dispose"
+    VALIDATE = "validate"
+    RELAY = "relay"
+
+
+class CancellationSource(StrEnum):
+    USER_INPUT = "user-input"
+    USER_COMMAND = "user-command"
+    ROOT_LIFECYCLE = "root-lifecycle"
+    PLUGIN_LIFECYCLE = "plugin-lifecycle"
+    TIMEOUT = "timeout"
+    HEADLESS = "headless"
+    PROVIDER = "provider"
+    RUNTIME = "runtime"
+
+
+class ReasonCode(StrEnum):
+    # cancellations
+    USER_MESSAGE_RECEIVED = "USER_MESSAGE_RECEIVED"
+    USER_TURN_ABORTED = "USER_TURN_ABORTED"
+    SHADOW_PAUSED = "SHADOW_PAUSED"
+    ROOT_DISPOSED = "ROOT_DISPOSED"
+    PLUGIN_DISPOSED = "PLUGIN_DISPOSED"
+    SHADOW_TIMEOUT = "SHADOW_TIMEOUT"
+    HEADLESS_DRAIN_TIMEOUT = "HEADLESS_DRAIN_TIMEOUT"
+    HEADLESS_MAINTENANCE_ABORTED = "HEADLESS_MAINTENANCE_ABORTED"
+    STALE_EPOCH = "STALE_EPOCH"
+    PROVIDER_ABORTED = "PROVIDER_ABORTED"
+    # failures
+    SCHEDULING_FAILED = "SCHEDULING_FAILED"
+    TRAJECTORY_BUILD_FAILED = "TRAJECTORY_BUILD_FAILED"
+    MODEL_SELECTION_INVALID = "MODEL_SELECTION_INVALID"
+    SUBAGENT_START_FAILED = "SUBAGENT_START_FAILED"
+    SUBAGENT_RESULT_FAILED = "SUBAGENT_RESULT_FAILED"
+    SUBAGENT_DISPOSE_FAILED = "SUBAGENT_DISPOSE_FAILED"
+    PROVIDER_ERROR = "PROVIDER_ERROR"
+    PROVIDER_MAX_TOKENS = "PROVIDER_MAX_TOKENS"
+    PROVIDER_REFUSAL = "PROVIDER_REFUSAL"
+    PROVIDER_STOPPED = "PROVIDER_STOPPED"
+    STRUCTURED_OUTPUT_MISSING = "STRUCTURED_OUTPUT_MISSING"
+    DEGENERATE_OUTPUT = "DEGENERATE_OUTPUT"
+    INVALID_STRUCTURED_OUTPUT = "INVALID_STRUCTURED_OUTPUT"
+    INVALID_REPORT = "INVALID_REPORT"
+    REPORT_DELIVERY_FAILED = "REPORT_DELIVERY_FAILED"
+    UNKNOWN_FAILURE = "UNKNOWN_FAILURE"
+
+
+#: Cancellation reason codes (everything else is a failure code).
+CANCELLATION_CODES: Final = frozenset(
+    {
+        ReasonCode.USER_MESSAGE_RECEIVED,
+        ReasonCode.USER_TURN_ABORTED,
+        ReasonCode.SHADOW_PAUSED,
+        ReasonCode.ROOT_DISPOSED,
+        ReasonCode.PLUGIN_DISPOSED,
+        ReasonCode.SHADOW_TIMEOUT,
+        ReasonCode.HEADLESS_DRAIN_TIMEOUT,
+        ReasonCode.HEADLESS_MAINTENANCE_ABORTED,
+        ReasonCode.STALE_EPOCH,
+        ReasonCode.PROVIDER_ABORTED,
+    }
+)
+
+
+class Independence(StrEnum):
+    INDEPENDENT = "independent"
+    UNVERIFIED = "unverified"
+    UNAVAILABLE = "unavailable"
+    SAME_VENDOR = "same_vendor"
+
+
+class StagnationPattern(StrEnum):
+    SPINNING = "spinning"
+    OSCILLATION = "oscillation"
+    NO_DRIFT = "no-drift"
+    DIMINISHING = "diminishing"
+
+
+class BudgetTier(StrEnum):
+    STANDARD = "standard"
+    FRUGAL = "frugal"
+    EXHAUSTED = "exhausted"
+
+
+class ValueClassification(StrEnum):
+    ADOPTED = "challenge_adopted"
+    REJECTED = "challenge_rejected"
+    IGNORED = "ignored"
+
+
+#: Extension stop reasons the shadow-mind provider may return.
+STOP_NO_STRUCTURED_OUTPUT: Final = "no-structured-output"
+STOP_DEGENERATE_OUTPUT: Final = "degenerate-output"
