@@ -19,7 +19,7 @@ def dsh_register_llm_adapters(register: Callable[[LlmAdapter], None]) -> None:
 
     Arguments: ``register(adapter)`` — adds one :class:`~hookspecs.protocols.LlmAdapter`;
     its ``provider`` name becomes the first part of ``provider/model`` routes. A
-    duplicate provider name fails the start naming both plugins.
+    duplicate provider name fails the start, naming the plugin that registered it second.
 
     Return: nothing.
 

@@ -27,8 +27,10 @@ def dsh_plugin_setup(host: Host) -> None:
     Return: nothing (``None`` or an awaitable resolving to ``None``).
 
     Semantics: awaited, in call order. Imperative registrations made here (for
-    example ``host.subagents.register_provider`` only when a name is free) are
-    undone at teardown. A raise aborts the host start with the plugin named.
+    example ``host.subagents.register_provider`` only when a name is free)
+    return disposers; call them in ``dsh_plugin_teardown`` (registrations from
+    ``dsh_register_*`` hooks are undone by the host). A raise aborts the host
+    start with the plugin named.
 
     Timing: may await; keep it short — the host waits for every plugin.
     """

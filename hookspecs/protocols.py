@@ -513,11 +513,15 @@ class SubagentToolkit(Protocol):
         setup: Callable[[AgentScope, StructuredCapture | None], Awaitable[None] | None] | None = None,
         agent_options: AgentOptions | None = None,
         finish: FinishRun | None = None,
+        validate_output: Callable[[Any], Sequence[str]] | None = None,
+        output_description: str | None = None,
+        output_instruction: str | None = None,
     ) -> SubagentRun:
         """Create one fresh child of ``request.parent`` and start it on the prompt.
 
         Applies depth check, delegated policy, composition (persona, tool filter)
-        and structured output from the request, then the provider's ``setup``.
+        and structured output from the request (checked further by
+        ``validate_output``), then the provider's ``setup``.
         The run's result maps the child's turn end to a stop reason
         (``completed``, ``max-tokens``, ``aborted``, ``refusal`` for a blocked
         turn, else ``error``; ``no-structured-output`` when a requested capture

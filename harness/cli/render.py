@@ -125,6 +125,7 @@ class LiveRenderer:
         self.agent_ids: set[str] = set()
         self._mid_line = False
         self._in_reasoning = False
+        self._cards: dict[tuple[str, str], str] = {}
 
     def watch(self, agent_id: str) -> None:
         self.agent_ids.add(agent_id)
@@ -185,4 +186,8 @@ class LiveRenderer:
             if item.session_id is None or item.session_id in self.agent_ids:
                 self._line(self.style.dim(f"[{item.level}] {item.text}"))
         elif item.session_id in self.agent_ids and item.visibility == "visible":
-            self._line(self.style.dim(render_card(item)))
+            text = render_card(item)
+            key = (item.session_id, item.key)
+            if text and self._cards.get(key) != text:
+                self._cards[key] = text
+                self._line(self.style.dim(text))

@@ -17,7 +17,7 @@ import attrs
 
 from hookspecs.errors import SessionFormatError
 from hookspecs.fsutil import FILE_MODE, ensure_private_dir
-from hookspecs.values import SessionEvent, SessionHeader, dumps_compact
+from hookspecs.values import SESSION_FORMAT_VERSION, SessionEvent, SessionHeader, dumps_compact
 from hookspecs.values.wire import make_converter, structure
 
 SESSION_FILE = "session.jsonl"
@@ -175,6 +175,11 @@ def _parse_header(line: bytes, label: str) -> SessionHeader:
     )
     if parsed.type != "session":
         raise SessionFormatError(f"{label}:1: header type must be 'session'")
+    if parsed.version > SESSION_FORMAT_VERSION:
+        raise SessionFormatError(
+            f"{label}:1: session format version {parsed.version} is newer than this host understands "
+            f"({SESSION_FORMAT_VERSION}); upgrade the harness"
+        )
     if parsed.origin not in (None, "subagent"):
         raise SessionFormatError(f"{label}:1: header origin must be 'subagent' when present")
     return SessionHeader(

@@ -244,13 +244,23 @@ class SettingsService:
             resolved=entry.resolver.unstructure(entry.value),
         )
         built = entry.resolver.build(entry.base, user)
-        rejected = entry.resolver.check(built.value)
+        # a write is refused only for cross-field problems it introduces: a
+        # hand-edited document that already breaks a rule (and is healed) must
+        # not block writes to unrelated fields
+        rejected = [p for p in entry.resolver.check(built.value) if p not in self._existing_problems(entry, section)]
         if rejected:
             raise InvalidSettings(rejected)
         value, notes = entry.resolver.heal(built.value)
         return user, Resolved(value=value, notes=notes, problems=built.problems)
 
     # --- helpers ----------------------------------------------------------------------
+
+    def _existing_problems(self, entry: _Entry, section: Section) -> list[str]:
+        """Cross-field problems the current document already has (before healing)."""
+        try:
+            return list(entry.resolver.check(entry.resolver.build(entry.base, section.data).value))
+        except SettingsError:
+            return []
 
     def _entry(self, namespace: str) -> _Entry:
         try:

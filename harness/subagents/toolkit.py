@@ -23,7 +23,7 @@ from hookspecs.values import (
 
 from ..agents.prompt import PERSONA_SECTION
 from .run import InProcessRun
-from .structured import StructuredCaptureImpl, attach_structured_output
+from .structured import STRUCTURED_OUTPUT_TOOL, StructuredCaptureImpl, attach_structured_output
 
 if TYPE_CHECKING:
     from ..agents.agent import LoopAgent
@@ -106,6 +106,9 @@ class SubagentToolkitImpl:
         setup: ChildSetup | None = None,
         agent_options: AgentOptions | None = None,
         finish: FinishRun | None = None,
+        validate_output: Callable[[Any], Sequence[str]] | None = None,
+        output_description: str | None = None,
+        output_instruction: str | None = None,
     ) -> InProcessRun:
         parent: LoopAgent = request.parent  # type: ignore[assignment]
         depth = self.child_depth(parent, request.max_depth)
@@ -117,9 +120,19 @@ class SubagentToolkitImpl:
 
         async def child_setup(scope: AgentScope) -> None:
             self.apply_delegated_policy(scope.agent, policy)
-            self.compose(scope, persona=request.persona, tool_filter=request.tool_filter)
+            tool_filter = request.tool_filter
+            if tool_filter is not None and tool_filter.allow is not None and request.output_schema is not None:
+                # the result tool is part of the contract, not of the caller's allowlist
+                tool_filter = ToolFilter.of([*tool_filter.allow, STRUCTURED_OUTPUT_TOOL], tool_filter.deny)
+            self.compose(scope, persona=request.persona, tool_filter=tool_filter)
             if request.output_schema is not None:
-                holder["capture"] = self.attach_structured_output(scope, request.output_schema)
+                holder["capture"] = self.attach_structured_output(
+                    scope,
+                    request.output_schema,
+                    validate=validate_output,
+                    description=output_description,
+                    instruction=output_instruction,
+                )
             scope.add_plugin(_Descriptor(provider=provider, label=request.label), name="descriptor")
             if setup is not None:
                 result = setup(scope, holder["capture"])

@@ -27,6 +27,7 @@ class SessionHeader:
     """
 
     id: str
+    #: epoch milliseconds
     created_at: float
     cwd: str | None = None
     parent_session: str | None = None
@@ -83,7 +84,7 @@ class EventTypes:
     COMMAND_RUN: Final = "command/run"
     #: ``{command_id, kind: success|error, text?}``
     COMMAND_DONE: Final = "command/done"
-    #: ``{request_id, turn, tool, call_id?, summary}``
+    #: ``{request_id, kind, summary, tool?, call_id?}``
     APPROVAL_ASKED: Final = "approval/asked"
     #: ``{request_id, outcome}``
     APPROVAL_DECIDED: Final = "approval/decided"

@@ -1,0 +1,71 @@
+"""A cheap, model-independent token estimate and the model-derived prompt budget.
+
+The estimate is the reference's heuristic: CJK text costs about one token per
+character, everything else about one token per two characters (UTF-16 units).
+It only has to be stable and roughly right, because it bounds prompts.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from typing import Final
+
+from hookspecs.values import ModelInfo
+
+from .utf16 import u16len
+
+#: CJK blocks counted as one token per UTF-16 unit (radicals, punctuation, kana,
+#: bopomofo, ideographs incl. extensions, hangul, compatibility and full-width forms).
+_DENSE: Final = re.compile(
+    "["
+    "\u2e80-\u2eff"
+    "\u3000-\u303f"
+    "\u3040-\u30ff"
+    "\u3100-\u312f"
+    "\u31c0-\u31ef"
+    "\u3400-\u4dbf"
+    "\u4e00-\u9fff"
+    "\uac00-\ud7af"
+    "\uf900-\ufaff"
+    "\uff00-\uffef"
+    "\U00020000-\U000323af"
+    "]+"
+)
+
+#: Output tokens reserved when the model does not say how many it may write.
+DEFAULT_OUTPUT_RESERVE: Final = 8192
+
+
+def estimate_tokens(text: str) -> int:
+    """``dense + ceil((u16len - dense) / 2)`` where ``dense`` is the CJK share in UTF-16 units."""
+    if not text:
+        return 0
+    total = u16len(text)
+    if text.isascii():
+        return (total + 1) // 2
+    dense = sum(u16len(match) for match in _DENSE.findall(text))
+    return dense + math.ceil((total - dense) / 2)
+
+
+def prompt_token_budget(model_info: ModelInfo | None) -> int:
+    """Tokens a prompt may use on this model: the context window minus the output
+    reserve (``max_output_tokens``, else 8192). 0 means "unknown, no model bound"."""
+    if model_info is None:
+        return 0
+    window = model_info.context_window
+    if not _positive_number(window):
+        return 0
+    reserve_raw = model_info.max_output_tokens
+    reserve = reserve_raw if _positive_number(reserve_raw) else DEFAULT_OUTPUT_RESERVE
+    assert window is not None and reserve is not None
+    if window <= reserve:
+        return 0
+    return math.floor(window - reserve)
+
+
+def _positive_number(value: object) -> bool:
+    # hosts may hand over floats from JSON; bool is not a size
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        return False
+    return math.isfinite(value) and value > 0
