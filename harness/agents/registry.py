@@ -138,10 +138,12 @@ class AgentRegistryImpl:
         self._disposals[agent.id] = done
         try:
             with trio.CancelScope(shield=True):
+                await agent.shutdown()
+                # observers hear about the owner first, so whoever owns its
+                # children (a subagent provider) can cancel them with a reason
+                rt.hooks.agent_disposed(agent)
                 for child in self.children_of(agent):
                     await self.dispose(child)
-                await agent.shutdown()
-                rt.hooks.agent_disposed(agent)
                 await agent.scope.unwind(rt.logger)
                 rt.sessions.close(agent.id)
                 rt.hooks.session_disposed(agent.session)

@@ -10,6 +10,7 @@ import trio
 
 from hookspecs.errors import DshError
 
+from .chat import add_chat_parser, run_chat
 from .common import EXIT_USAGE, add_profile_arguments, dsh_home, load_profile, setup_logging
 from .inspect import dump, plugins_list, sessions_list, sessions_show
 from .run import add_run_parser, run_prompt
@@ -22,6 +23,7 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("-v", "--verbose", action="count", default=0, help="more log output (repeatable)")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     add_run_parser(sub, add_profile_arguments)
+    add_chat_parser(sub, add_profile_arguments)
     sessions = sub.add_parser("sessions", help="list or show stored sessions")
     sessions_sub = sessions.add_subparsers(dest="sessions_command", metavar="ACTION", required=True)
     listing = sessions_sub.add_parser("list", help="list sessions, newest first")
@@ -45,6 +47,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         if args.command == "run":
             composed = load_profile(args, home)
             return trio.run(run_prompt, args, composed.rows if composed else (), home)
+        if args.command == "chat":
+            composed = load_profile(args, home)
+            return trio.run(run_chat, args, composed.rows if composed else (), home)
         if args.command == "sessions":
             if args.sessions_command == "list":
                 return sessions_list(home, as_json=args.json)
@@ -56,5 +61,27 @@ def main(argv: Sequence[str] | None = None) -> int:
         return EXIT_USAGE
     except KeyboardInterrupt:
         return 130
+    except BaseExceptionGroup as group:
+        # trio wraps errors raised inside the host's task groups
+        error = _single_dsh_error(group)
+        if error is None:
+            raise
+        print(f"harness: {error}", file=sys.stderr)
+        return EXIT_USAGE
     parser.print_help()
     return EXIT_USAGE
+
+
+def _single_dsh_error(group: BaseExceptionGroup) -> DshError | None:
+    """The one DshError a (nested) exception group carries, if that is all it carries."""
+    leaves: list[BaseException] = []
+    stack: list[BaseException] = [group]
+    while stack:
+        current = stack.pop()
+        if isinstance(current, BaseExceptionGroup):
+            stack.extend(current.exceptions)
+        else:
+            leaves.append(current)
+    if len(leaves) == 1 and isinstance(leaves[0], DshError):
+        return leaves[0]
+    return None

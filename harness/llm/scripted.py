@@ -72,6 +72,7 @@ from hookspecs.values.cancel import CancelToken
 from hookspecs.values.llm import LlmRequest, ModelInfo, StreamChunk
 
 from .matching import RequestFacts, mismatch
+from .placeholders import resolve as resolve_placeholders
 from .playback import play
 from .routes import provider_name_problem
 from .script import Response, Script, load_script, parse_script_text
@@ -143,7 +144,8 @@ class ScriptedAdapter:
         number = len(self.requests)
         response = self._take(request, number)
         call_ids = [call.id or f"call-{number}-{i}" for i, call in enumerate(response.reply.tool_calls)]
-        async for chunk in play(response.reply, cancel, chunk_size=self._chunk_size, call_ids=call_ids):
+        reply = resolve_placeholders(response.reply, request)
+        async for chunk in play(reply, cancel, chunk_size=self._chunk_size, call_ids=call_ids):
             yield chunk
 
     def _take(self, request: LlmRequest, number: int) -> Response:

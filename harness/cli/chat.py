@@ -1,0 +1,296 @@
+"""``harness chat``: an interactive terminal REPL over one root agent.
+
+Usage::
+
+    harness chat --profile P [--session ID] [--model provider/model] [--cwd DIR]
+
+    you> What is this project?        a prompt: the turn streams until the agent is idle
+    you> /help                        a slash command (Tab completes /names on a terminal;
+                                      a leading space sends "/..." text as a prompt)
+    Allow? [y/N] y                    tools that need approval ask here (y/yes allows once)
+    Ctrl-C                            aborts the running turn; at the prompt, twice quits
+    Ctrl-D                            exits (the session stays on disk; resume with --session)
+
+Stdin may be a pipe: lines are then read one by one (prompts, then answers to
+approval questions, in order) and end of input exits.
+"""
+
+from __future__ import annotations
+
+import argparse
+import signal
+import sys
+from pathlib import Path
+from typing import Any, TextIO
+
+import trio
+
+from hookspecs import hookimpl
+from hookspecs.errors import DshError
+from hookspecs.protocols import CreateAgentOptions
+from hookspecs.values import AgentOptions, CancelCause, CancelToken, EventTypes, SessionEvent, create_user_message
+
+from ..commands import parse_command
+from ..host import HarnessHost, open_host
+from ..profiles import ProfileRow
+from .approver import TerminalApprover
+from .chat_input import LineReader, open_line_source, preserved_terminal
+from .render import LiveRenderer, Style, render_events
+from .run import agent_options, drain
+
+RED = "\x1b[31m"
+RESET = "\x1b[0m"
+#: a second Ctrl-C at the prompt within this many seconds quits
+DOUBLE_PRESS_SECONDS = 2.0
+RESUME_LINES = 6
+RESUME_WIDTH = 160
+
+
+class ChatRenderer(LiveRenderer):
+    """The live renderer, aware of the prompt: output that arrives while the
+    prompt is on screen starts on a fresh line, and the prompt is redrawn after."""
+
+    def __init__(self, out: TextIO, reader: LineReader) -> None:
+        super().__init__(out, show_reasoning=True)
+        self.reader = reader
+        self._redraw = False
+
+    def _write(self, text: str) -> None:
+        if self.reader.prompt_visible:
+            self.reader.prompt_visible = False
+            self._redraw = True
+            super()._write("\n")
+        super()._write(text)
+
+    def line(self, text: str) -> None:
+        """Print one whole line (public for the approver and the REPL)."""
+        self._line(text)
+
+    def settle(self) -> None:
+        """Redraw the prompt if output interrupted it and the output is complete."""
+        if self._redraw and not self._mid_line:
+            self._redraw = False
+            self.reader.reprompt()
+
+    @hookimpl
+    def dsh_session_event(self, session: Any, event: SessionEvent) -> None:
+        super().dsh_session_event(session, event)
+        if event.type == EventTypes.TURN_END:
+            self.settle()
+
+    def client_item(self, item: Any, render_card: Any) -> None:
+        super().client_item(item, render_card)
+        self.settle()
+
+
+class Chat:
+    """The REPL loop and its Ctrl-C handling for one agent."""
+
+    def __init__(self, host: HarnessHost, agent: Any, reader: LineReader, renderer: ChatRenderer) -> None:
+        self.host = host
+        self.agent = agent
+        self.reader = reader
+        self.renderer = renderer
+        self.style = renderer.style
+        self.prompt = self.style.dim("you>") + " "
+        self._wait_scope: trio.CancelScope | None = None
+        self._command_cancel: CancelToken | None = None
+        self._last_idle_interrupt = float("-inf")
+        self._loop_scope = trio.CancelScope()
+
+    async def run(self) -> None:
+        with self._loop_scope:
+            while True:
+                line = await self.reader.readline(self.prompt)
+                if line is None:
+                    return
+                if not line.strip():
+                    continue
+                if line.startswith("/"):
+                    await self._command(line.rstrip())
+                else:  # a leading space sends "/..." text to the model
+                    self.agent.followup(create_user_message(line.strip()))
+                await self._wait_idle()
+
+    async def _command(self, line: str) -> None:
+        token = CancelToken()
+        self._command_cancel = token
+        try:
+            result = await self.host.commands.execute(self.agent, line, cancel=token)
+        finally:
+            self._command_cancel = None
+        if result is None:
+            parsed = parse_command(line)
+            name = "/" + parsed[0] if parsed else line.split()[0]
+            self.renderer.line(
+                self._error(f"unknown command {name}; type /help for the list (or start with a space to send it)")
+            )
+        elif result.kind == "success":
+            if result.text:
+                self.renderer.line(result.text)
+        else:
+            self.renderer.line(self._error(result.text or "the command failed"))
+
+    def _error(self, text: str) -> str:
+        text = "✗ " + text
+        return f"{RED}{text}{RESET}" if self.style.color else text
+
+    async def _wait_idle(self) -> None:
+        """Until the agent is idle and plugin background work is done (it may wake
+        the agent again); Ctrl-C stops waiting for background work."""
+        with trio.CancelScope() as scope:
+            self._wait_scope = scope
+            try:
+                await drain(self.host, self.agent)
+            finally:
+                self._wait_scope = None
+
+    async def interrupts(self, signals: Any, nursery: trio.Nursery) -> None:
+        async for _ in signals:
+            self.interrupt(nursery)
+
+    def interrupt(self, nursery: trio.Nursery) -> None:
+        """Ctrl-C: abort the turn, else the command, else hint (twice quits)."""
+        user = CancelCause(by="user")
+        if self.agent.cancel(user):
+            return  # turn/end records the user abort; the renderer prints it
+        if self._command_cancel is not None:
+            self._command_cancel.cancel(user)
+            return
+        if self._wait_scope is not None:
+            if self.agent.quiescent:
+                self._wait_scope.cancel()  # only background work was left
+            else:
+                nursery.start_soon(self._abort_when_running)  # a turn is about to start
+            return
+        now = trio.current_time()
+        if now - self._last_idle_interrupt < DOUBLE_PRESS_SECONDS:
+            self._loop_scope.cancel()
+            return
+        self._last_idle_interrupt = now
+        self.renderer.line(self.style.dim("(Ctrl-C again to quit, or Ctrl-D)"))
+        self.renderer.settle()  # redraws the prompt with what was typed so far
+
+    async def _abort_when_running(self) -> None:
+        while not self.agent.quiescent:
+            if self.agent.cancel(CancelCause(by="user")):
+                return
+            await trio.sleep(0.01)
+
+
+def _route(host: HarnessHost, agent: Any) -> str:
+    if agent.options.route:
+        return str(agent.options.route)
+    model = host.loop_settings().model
+    if model:
+        return model
+    if agent.last_route:
+        return f"{agent.last_route[0]}/{agent.last_route[1]}"
+    return "(no model configured)"
+
+
+def _resume_summary(agent: Any, style: Style) -> list[str]:
+    lines = []
+    for text in list(render_events(agent.session.events, style))[-RESUME_LINES:]:
+        first = text.splitlines()[0] if text else ""
+        lines.append(first if len(first) <= RESUME_WIDTH else first[: RESUME_WIDTH - 1] + "…")
+    return lines
+
+
+async def run_chat(
+    args: argparse.Namespace,
+    rows: tuple[ProfileRow, ...],
+    home: Path,
+    *,
+    stdin: TextIO | None = None,
+    out: TextIO | None = None,
+) -> int:
+    stdin = stdin or sys.stdin
+    out = out or sys.stdout
+    cwd = Path(args.cwd).resolve() if args.cwd else Path.cwd()
+    if not cwd.is_dir():
+        raise DshError(f"--cwd {args.cwd!r} is not a directory", code="USAGE")
+    options = agent_options(args.model)
+    try:
+        return await _chat(args, rows, home, cwd, options, stdin, out)
+    except BaseExceptionGroup as group:
+        # the host's nurseries wrap errors; a lone DshError (an unknown --session)
+        # is a usage error for ``main`` to print, not a traceback
+        lone = _lone_dsh_error(group)
+        if lone is None:
+            raise
+        raise lone from None
+
+
+def _lone_dsh_error(group: BaseExceptionGroup[BaseException]) -> DshError | None:
+    leaves: list[BaseException] = []
+    pending: list[BaseException] = [group]
+    while pending:
+        exc = pending.pop()
+        if isinstance(exc, BaseExceptionGroup):
+            pending.extend(exc.exceptions)
+        else:
+            leaves.append(exc)
+    return leaves[0] if len(leaves) == 1 and isinstance(leaves[0], DshError) else None
+
+
+async def _chat(
+    args: argparse.Namespace,
+    rows: tuple[ProfileRow, ...],
+    home: Path,
+    cwd: Path,
+    options: AgentOptions,
+    stdin: TextIO,
+    out: TextIO,
+) -> int:
+    with preserved_terminal(stdin), trio.open_signal_receiver(signal.SIGINT) as signals:
+        # the reader's source is picked once the commands are known (completion);
+        # the renderer and approver must exist before the host loads plugins
+        reader = LineReader(out)
+        renderer = ChatRenderer(out, reader)
+        approver = TerminalApprover(reader, renderer.line, renderer.style)
+        plugins = [("console", renderer), ("chat-approver", approver)]
+        async with open_host(rows=rows, dsh_home=home, cwd=cwd, headless=False, extra_plugins=plugins) as host:
+            reader.source = open_line_source(stdin, out, [c.name for c in host.commands.list()])
+            if args.session:
+                handle = await host.agents.resume(args.session, agent_options=options)
+            else:
+                handle = await host.agents.create(CreateAgentOptions(cwd=str(cwd), agent_options=options))
+            agent = handle.agent
+            renderer.watch(agent.id)
+            unsubscribe = host.client.subscribe(lambda item: renderer.client_item(item, host.client.render))
+            style = renderer.style
+            renderer.line(
+                style.bold("harness chat")
+                + f" · session {agent.id} · model {_route(host, agent)}"
+                + style.dim(" · /help for commands, Ctrl-D to exit")
+            )
+            if args.session:
+                renderer.line(style.dim(f"resumed after turn {agent.turn_number}; last lines:"))
+                for text in _resume_summary(agent, style):
+                    renderer.line("  " + text)
+            chat = Chat(host, agent, reader, renderer)
+            try:
+                async with trio.open_nursery() as nursery:
+                    nursery.start_soon(reader.serve)
+                    nursery.start_soon(chat.interrupts, signals, nursery)
+                    await chat.run()
+                    nursery.cancel_scope.cancel()
+            finally:
+                unsubscribe()
+            if reader.prompt_visible:  # leave the shell's prompt on a fresh line
+                reader.prompt_visible = False
+                renderer.line("")
+            await handle.dispose()
+    return 0
+
+
+def add_chat_parser(sub: Any, add_profile_arguments: Any) -> None:
+    parser = sub.add_parser("chat", help="chat with an agent in the terminal (approvals asked interactively)")
+    add_profile_arguments(parser)
+    parser.add_argument("--session", metavar="ID", help="continue an existing session")
+    parser.add_argument("--model", metavar="PROVIDER/MODEL", help="route for the root agent")
+    parser.add_argument("--cwd", metavar="DIR", help="workspace the tools are confined to (default: .)")
+
+
+__all__ = ["add_chat_parser", "run_chat"]

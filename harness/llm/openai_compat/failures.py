@@ -1,0 +1,125 @@
+"""Turning failed HTTP exchanges into ``LlmError``s that are safe to show.
+
+Every provider-supplied text passes through :func:`cleaner`: the known API key
+is replaced first (so truncation can never leave part of it behind), then
+``scrub_text`` removes other credentials and absolute paths and bounds length.
+Errors are always raised ``from None`` by callers so no httpx request (whose
+headers hold the key) hangs off the exception chain.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Callable, Mapping
+from typing import Any
+
+import httpx
+
+from harness.scrub import scrub_secret, scrub_text
+from hookspecs.errors import LlmError
+
+from .retry import code_for_status, is_retryable_status, parse_retry_after
+
+#: Bytes of an error body read at most (the rest is discarded).
+MAX_ERROR_BODY = 64 * 1024
+
+_OVERFLOW = re.compile(r"context[ _-]?(length|window)|maximum context|too many tokens", re.IGNORECASE)
+
+
+def cleaner(secret: str | None) -> Callable[[str], str]:
+    def clean(text: str) -> str:
+        return scrub_text(scrub_secret(text, secret))
+
+    return clean
+
+
+def status_error(
+    provider: str,
+    status: int,
+    headers: Mapping[str, str],
+    body: bytes,
+    *,
+    clean: Callable[[str], str],
+    now: float,
+) -> LlmError:
+    """The error for a non-2xx response.
+
+    ``code`` follows :func:`code_for_status`, except that a context-length
+    complaint becomes ``CONTEXT_OVERFLOW`` (so a host can compact and retry).
+    ``retryable`` is set for the statuses the adapter itself retries.
+    """
+    data = _json(body)
+    message, provider_code = provider_error(data, body)
+    code = code_for_status(status)
+    if status in (400, 413, 422) and (provider_code == "context_length_exceeded" or _OVERFLOW.search(message)):
+        code = "CONTEXT_OVERFLOW"
+    reason = httpx.codes.get_reason_phrase(status) or "error"
+    text = f"{provider}: HTTP {status} ({reason.lower()})"
+    if message:
+        text += f": {clean(message)}"
+    return LlmError(
+        text,
+        code=code,
+        status=status,
+        request_id=request_id(headers, data),
+        retry_after=parse_retry_after(headers, now=now),
+        retryable=is_retryable_status(status),
+    )
+
+
+def provider_error(data: Any, body: bytes) -> tuple[str, str | None]:
+    """(message, provider code) from ``{"error": {"message", "code"}}`` and common variants."""
+    if isinstance(data, dict):
+        error = data.get("error")
+        if isinstance(error, dict):
+            message = error.get("message")
+            code = error.get("code") or error.get("type")
+            return (str(message) if message else ""), (str(code) if code else None)
+        for key in ("message", "detail", "error"):
+            value = data.get(key)
+            if isinstance(value, str) and value:
+                return value, None
+    text = body.decode("utf-8", "replace").strip()
+    return text, None
+
+
+def request_id(headers: Mapping[str, str], data: Any = None) -> str | None:
+    value = headers.get("x-request-id")
+    if value:
+        return value
+    if isinstance(data, dict):
+        for holder in (data, data.get("error")):
+            if isinstance(holder, dict) and isinstance(holder.get("id"), str):
+                return str(holder["id"])
+    return None
+
+
+def transport_error(provider: str, exc: Exception, *, clean: Callable[[str], str], during: str) -> LlmError:
+    """``CONNECTION_ERROR`` for an httpx failure before a response; retryable
+    only for transport failures (connect, read, write, pool, timeouts)."""
+    detail = clean(str(exc)) or "no detail"
+    return LlmError(
+        f"{provider}: connection failed {during}: {type(exc).__name__}: {detail}",
+        code="CONNECTION_ERROR",
+        retryable=isinstance(exc, httpx.TransportError),
+    )
+
+
+def interrupted_error(
+    provider: str, exc: Exception, *, clean: Callable[[str], str], request_id: str | None
+) -> LlmError:
+    detail = clean(str(exc)) or "no detail"
+    return LlmError(
+        f"{provider}: the response stream was interrupted: {type(exc).__name__}: {detail}",
+        code="STREAM_INTERRUPTED",
+        request_id=request_id,
+        retryable=True,
+    )
+
+
+def _json(body: bytes) -> Any:
+    try:
+        return json.loads(body)
+    except ValueError:
+        return None

@@ -1,0 +1,223 @@
+"""The ``/shadow`` command suite (root agents only).
+
+Every error says what to do instead.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import TYPE_CHECKING, Any
+
+import attrs
+from ruamel.yaml import YAML
+from ruamel.yaml.error import YAMLError
+
+from hookspecs.errors import DshError
+from hookspecs.values import CommandInvocation, CommandResult, SettingsOp
+
+from .definitions import list_starters, load_starter
+from .definitions.patch import PATCH_KEYS
+from .runtime import controls
+from .settings import ShadowMindSettings
+from .views import definition_text, settings_view
+from .vocabulary import SETTINGS_NAMESPACE
+
+if TYPE_CHECKING:
+    from hookspecs.protocols import Host
+
+    from .runtime.runtime import ShadowRuntime
+
+USAGE = """Usage: /shadow <action>
+  status              what Shadow Mind is doing for this session
+  new                 review the latest event now (ignores probability, pause and budget)
+  retry RUN           rerun a failed or aborted run on the same watermark
+  pause | resume      stop or restart automatic reviews for this session
+  cycles              every review cycle and its runs
+  show                print the default Shadow definition
+  set FIELD VALUE     change one field of the default definition
+  use STARTER         install a starter persona as the default ({starters})
+  config [KEY [VALUE]]  read or change a Shadow Mind setting (VALUE none unsets)
+  help                this text"""
+
+#: Definition fields ``set`` accepts (the file spelling).
+SETTABLE = sorted(PATCH_KEYS - {"id", "holdout"})
+
+
+class ShadowCommand:
+    def __init__(self, host: Host, runtime: ShadowRuntime) -> None:
+        self.host = host
+        self.rt = runtime
+
+    async def handle(self, invocation: CommandInvocation) -> CommandResult:
+        agent = invocation.agent
+        raw = invocation.raw_input.strip()
+        action, _, rest = raw.partition(" ")
+        rest = rest.strip()
+        try:
+            controls.assert_root(agent)
+            if action in ("", "status"):
+                return CommandResult.ok(format_status(controls.status(self.rt, agent)))
+            if action == "help":
+                return CommandResult.ok(usage())
+            if action == "new":
+                entries = controls.review_now(self.rt, agent)
+                running = ", ".join(f"{e.view.shadow_id}/{e.view.run_id}" for e in entries)
+                return CommandResult.ok(f"Shadow review admitted; {len(entries)} running: {running}.")
+            if action == "retry":
+                if not rest:
+                    return CommandResult.error("Usage: /shadow retry RUN (run ids are listed by /shadow cycles)")
+                entry = controls.retry(self.rt, agent, self._run_id(agent, rest))
+                return CommandResult.ok(f"Shadow retry admitted: {entry.view.shadow_id}/{entry.view.run_id}.")
+            if action == "pause":
+                controls.pause(self.rt, agent)
+                return CommandResult.ok("Shadow reviews paused for this session; /shadow resume restarts them.")
+            if action == "resume":
+                controls.resume(self.rt, agent)
+                return CommandResult.ok("Shadow reviews resumed.")
+            if action == "cycles":
+                return CommandResult.ok(format_cycles(controls.cycles(self.rt, agent)))
+            if action == "show":
+                return CommandResult.ok(definition_text(self.rt.registry.default_definition()))
+            if action == "set":
+                return await self._set(rest)
+            if action == "use":
+                return await self._use(rest)
+            if action == "config":
+                return await self._config(rest)
+        except DshError as exc:
+            return CommandResult.error(exc.message)
+        return CommandResult.error(f"unknown action {action!r}.\n{usage()}")
+
+    def _run_id(self, agent: Any, text: str) -> str:
+        """A full run id or a unique prefix of at least 6 characters."""
+        state = self.rt.owners.get(agent.id)
+        if state is None or len(text) < 6:
+            return text
+        matches = [v.run_id for c in state.cycles.values() for v in c.runs if v.run_id.startswith(text)]
+        return matches[0] if len(matches) == 1 else text
+
+    async def _set(self, rest: str) -> CommandResult:
+        field, _, value_text = rest.partition(" ")
+        if not field or not value_text.strip():
+            return CommandResult.error(f"Usage: /shadow set FIELD VALUE; fields: {', '.join(SETTABLE)}")
+        if field not in SETTABLE:
+            hint = " (holdout is operator-managed)" if field == "holdout" else ""
+            return CommandResult.error(f"unknown field {field!r}{hint}; fields: {', '.join(SETTABLE)}")
+        value = value_text.strip() if field in ("prompt", "name") else parse_value(value_text)
+        self.rt.registry.default_definition()  # make sure default.md exists
+        saved = await self.rt.registry.save_default({field: value})
+        return CommandResult.ok(f"default Shadow updated: {field} = {json.dumps(getattr_field(saved, field))}")
+
+    async def _use(self, name: str) -> CommandResult:
+        starters = list_starters()
+        if name not in starters:
+            return CommandResult.error(f"unknown starter {name!r}; choose one of: {', '.join(starters)}")
+        starter = load_starter(name)
+        current = self.rt.registry.default_definition()
+        # the persona comes from the starter; scheduling knobs stay the user's
+        installed = attrs.evolve(
+            starter,
+            id=current.id,
+            enabled=current.enabled,
+            debug=current.debug,
+            activation_probability=current.activation_probability,
+            timeout_seconds=current.timeout_seconds,
+            active_for_models=current.active_for_models,
+            holdout=current.holdout,
+            source_path=current.source_path,
+        )
+        saved = await self.rt.registry.save_default(installed)
+        state = "enabled" if saved.enabled else "disabled (/shadow set enabled true to run it)"
+        return CommandResult.ok(f"installed the {name} starter as the default Shadow ({saved.name}); it is {state}.")
+
+    async def _config(self, rest: str) -> CommandResult:
+        current = settings_view(self.rt.settings())
+        key, _, value_text = rest.partition(" ")
+        if not key:
+            notes = self.rt.settings_notes()
+            lines = [f"{k}: {json.dumps(v)}" for k, v in current.items()]
+            if notes:
+                lines.append("healed or ignored:")
+                lines.extend(f"  - {n}" for n in notes)
+            return CommandResult.ok("\n".join(lines))
+        if key not in current:
+            return CommandResult.error(f"unknown setting {key!r}; /shadow config lists them")
+        if not value_text.strip():
+            return CommandResult.ok(f"{key}: {json.dumps(current[key])}")
+        value = parse_value(value_text)
+        op = SettingsOp.unset(key) if value is None else SettingsOp.set(key, value)
+        resolved = await self.host.settings.mutate(SETTINGS_NAMESPACE, [op])
+        shown = settings_view(resolved) if isinstance(resolved, ShadowMindSettings) else {}
+        return CommandResult.ok(f"{key}: {json.dumps(shown.get(key))}")
+
+
+def parse_value(text: str) -> Any:
+    """A YAML scalar or flow list (``true``, ``0.5``, ``[read, grep]``); ``none``
+    and ``null`` clear the field."""
+    text = text.strip()
+    if text.lower() in ("none", "null", "~"):
+        return None
+    try:
+        value = YAML(typ="safe").load(text)
+    except YAMLError as exc:
+        raise DshError(f"could not read the value {text!r}: {exc.problem or exc}") from None
+    return value
+
+
+def getattr_field(definition: Any, field: str) -> Any:
+    value = getattr(definition, field)
+    return list(value) if isinstance(value, tuple) else value
+
+
+def usage() -> str:
+    return USAGE.format(starters=", ".join(list_starters()))
+
+
+def format_status(status: dict[str, Any]) -> str:
+    lines = [
+        f"Shadow Mind {'paused' if status['paused'] else 'active'}; {len(status['active'])} running; "
+        f"{status['pending_schedules']} queued; {status['total_runs']} total runs; epoch {status['epoch']}",
+        f"budget: {status['budget_tier']} ({status['spent_chars']} characters since the last user message)",
+    ]
+    for active in status["active"]:
+        lines.append(f"  running {active['shadow_id']}/{active['run_id']} at {active['stage']} (seq {active['captured_through_seq']})")
+    for cooldown in status["cooldowns"]:
+        lines.append(f"  cooldown {cooldown['shadow_id']} until {cooldown['until']} ({', '.join(cooldown['patterns'])})")
+    if status["pending_escalations"]:
+        lines.append(f"  escalation reserved for: {', '.join(status['pending_escalations'])}")
+    for stats in status.get("value_loop", []):
+        rate = f", hit rate {stats['hit_rate']:.0%}" if stats.get("hit_rate") is not None else ""
+        lines.append(
+            f"  value loop {stats['shadow_id']}: {stats['challenges']} challenges, {stats['adopted']} adopted, "
+            f"{stats['rejected']} rejected, {stats['ignored']} ignored{rate}"
+        )
+    last = status.get("last_run")
+    if last:
+        reason = f" [{last['reason_code']}]" if last.get("reason_code") else ""
+        verdict = f" {last['verdict']}" if last.get("verdict") else ""
+        lines.append(
+            f"last run: {last['shadow_id']}/{last['run_id']} {last['phase']}{verdict}{reason} at {last['stage']}"
+            f" (seq {last['captured_through_seq']}, {last.get('independence', 'unavailable')})"
+        )
+    else:
+        lines.append("no completed runs")
+    notes = status.get("settings_notes") or []
+    if notes:
+        lines.append("settings healed or ignored:")
+        lines.extend(f"  - {note}" for note in notes)
+    return "\n".join(lines)
+
+
+def format_cycles(cycles: list[dict[str, Any]]) -> str:
+    if not cycles:
+        return "no review cycles yet"
+    lines = []
+    for cycle in cycles:
+        head = f"seq {cycle['captured_through_seq']}" + (" (scheduling)" if cycle["scheduling"] else "")
+        if cycle.get("failure"):
+            head += f" scheduling failed [{cycle['failure']['reason_code']}]"
+        lines.append(head)
+        for run in cycle["runs"]:
+            reason = f" [{run['reason_code']}]" if run.get("reason_code") else ""
+            lines.append(f"  {run['run_id']} {run['shadow_id']} {run['phase']} at {run['stage']}{reason}")
+    return "\n".join(lines)

@@ -1,0 +1,166 @@
+"""Model-facing management tools. Mutations need an ``allowed-once`` approval."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Awaitable, Callable
+from typing import TYPE_CHECKING, Any
+
+import attrs
+
+from hookspecs.errors import ToolArgsError, ToolError
+from hookspecs.values import ApprovalRequest, SettingsOp, ToolDefinition, ToolResult
+
+from .definitions import DefinitionError
+from .settings import ShadowMindSettings
+from .views import definition_view, settings_view
+from .vocabulary import SETTINGS_NAMESPACE
+
+if TYPE_CHECKING:
+    from hookspecs.protocols import Host, ToolRunContext
+
+    from .runtime.runtime import ShadowRuntime
+
+EMPTY = {"type": "object", "properties": {}, "additionalProperties": False}
+
+_ROUTE = {"type": ["string", "null"], "description": "provider/model, or null to inherit the root's route"}
+DEFINITION_PARAMETERS: dict[str, Any] = {
+    "type": "object",
+    "properties": {
+        "name": {"type": "string", "minLength": 1},
+        "enabled": {"type": "boolean"},
+        "debug": {"type": "boolean", "description": "write metadata-only lifecycle diagnostics"},
+        "activation_probability": {"type": "number", "minimum": 0, "maximum": 1},
+        "active_for_models": {"type": "array", "items": {"type": "string"}},
+        "run_with_model": _ROUTE,
+        "reasoning_effort": {"type": ["string", "null"]},
+        "timeout_seconds": {"type": ["number", "null"], "exclusiveMinimum": 0},
+        "tools": {"type": "array", "items": {"type": "string"}},
+        "capture": {"type": "string", "enum": ["full", "since-compaction"]},
+        "context": {"type": "string", "enum": ["standard", "minimal"]},
+        "think_first": {"type": "boolean"},
+        "prompt": {"type": "string", "minLength": 1, "description": "the Shadow's duty prompt (Markdown)"},
+    },
+    "additionalProperties": False,
+}
+
+_NULLABLE = {"randomSeed", "sessionShadowSoftBudgetChars", "sessionShadowHardBudgetChars", "frugalShadowModel"}
+
+
+def _settings_parameters() -> dict[str, Any]:
+    properties: dict[str, Any] = {}
+    for field in attrs.fields(ShadowMindSettings):
+        if field.name == "collapsedByDefault":
+            continue
+        schema: dict[str, Any]
+        default = field.default
+        if field.name == "argumentDisclosure":
+            schema = {"type": "string", "enum": ["redacted", "full"]}
+        elif field.name == "reasoningEffortLadder":
+            schema = {"type": "array", "items": {"type": "string"}}
+        elif isinstance(default, bool):
+            schema = {"type": "boolean"}
+        elif field.name == "frugalShadowModel":
+            schema = {"type": "string"}
+        elif isinstance(default, int) or field.name.endswith("Chars") or field.name.endswith("Count") or field.name.endswith("Size") or field.name.endswith("Periods") or field.name.endswith("Turns"):
+            schema = {"type": "integer"}
+        else:
+            schema = {"type": "number"}
+        if field.name in _NULLABLE:
+            schema["type"] = [schema["type"], "null"]
+        description = field.metadata.get("description")
+        if description:
+            schema["description"] = description
+        properties[field.name] = schema
+    return {"type": "object", "properties": properties, "additionalProperties": False}
+
+
+def _result(value: Any) -> ToolResult:
+    return ToolResult.text(json.dumps(value, indent=2, ensure_ascii=False), value=value)
+
+
+class ManagementTools:
+    def __init__(self, host: Host, runtime: Callable[[], ShadowRuntime]) -> None:
+        self.host = host
+        self._runtime = runtime
+
+    def definitions(self) -> list[ToolDefinition]:
+        return [
+            ToolDefinition(
+                name="list_shadows",
+                description="List the Shadow definitions (the default one is the only one scheduled) and any files that failed to load.",
+                parameters=EMPTY,
+                execute=self.list_shadows,
+                root_only=True,
+                read_only=True,
+            ),
+            ToolDefinition(
+                name="update_default_shadow",
+                description="Change fields of the default Shadow reviewer; null clears run_with_model, reasoning_effort or timeout_seconds. Needs the user's approval.",
+                parameters=DEFINITION_PARAMETERS,
+                execute=self.update_default_shadow,
+                root_only=True,
+            ),
+            ToolDefinition(
+                name="get_shadow_config",
+                description="Read the resolved Shadow Mind settings.",
+                parameters=EMPTY,
+                execute=self.get_shadow_config,
+                root_only=True,
+                read_only=True,
+            ),
+            ToolDefinition(
+                name="update_shadow_config",
+                description="Change Shadow Mind settings; null clears optional ones. Needs the user's approval.",
+                parameters=_settings_parameters(),
+                execute=self.update_shadow_config,
+                root_only=True,
+            ),
+        ]
+
+    async def _approve(self, ctx: ToolRunContext, tool: str, reason: str, args: dict[str, Any]) -> None:
+        if ctx.agent is None:
+            raise ToolError(f"{tool} requires a calling agent")
+        outcome = await self.host.approval.request(
+            ApprovalRequest(
+                agent=ctx.agent, kind="tool", summary=reason, tool=tool, call_id=ctx.call_id, arguments=args, cancel=ctx.cancel
+            )
+        )
+        if outcome != "allowed-once":
+            raise ToolError(f"Shadow Mind mutation was not approved ({outcome})", code="NOT_APPROVED")
+
+    async def list_shadows(self, args: dict[str, Any], ctx: ToolRunContext) -> ToolResult:
+        catalog = self._runtime().registry.list()
+        return _result(
+            {
+                "definitions": [definition_view(d) for d in catalog.definitions],
+                "diagnostics": [{"path": d.path, "error": d.error} for d in catalog.diagnostics],
+            }
+        )
+
+    async def update_default_shadow(self, args: dict[str, Any], ctx: ToolRunContext) -> ToolResult:
+        if not args:
+            raise ToolArgsError("update_default_shadow requires at least one field to update")
+        registry = self._runtime().registry
+        if registry.list().get("default") is None:
+            raise ToolError("the default Shadow (default) does not exist yet; run /shadow show to create it")
+        await self._approve(ctx, "update_default_shadow", "Update the default Shadow definition", args)
+        try:
+            saved = await registry.save_default(args)
+        except DefinitionError as exc:
+            raise ToolArgsError(exc.message) from None
+        return _result(definition_view(saved))
+
+    async def get_shadow_config(self, args: dict[str, Any], ctx: ToolRunContext) -> ToolResult:
+        return _result(settings_view(self._runtime().settings()))
+
+    async def update_shadow_config(self, args: dict[str, Any], ctx: ToolRunContext) -> ToolResult:
+        if not args:
+            raise ToolArgsError("update_shadow_config requires at least one setting")
+        await self._approve(ctx, "update_shadow_config", "Update Shadow Mind scheduling configuration", args)
+        ops = [SettingsOp.unset(k) if v is None else SettingsOp.set(k, v) for k, v in args.items()]
+        resolved = await self.host.settings.mutate(SETTINGS_NAMESPACE, ops)
+        return _result(settings_view(resolved))
+
+
+Execute = Callable[[dict[str, Any], Any], Awaitable[ToolResult]]

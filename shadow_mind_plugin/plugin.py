@@ -1,0 +1,84 @@
+"""The runtime plugin (profile row ``shadow-mind-runtime``).
+
+It wires host observers to the runtime, registers the settings namespace and
+the reserved ``shadow-mind`` provider (only if free). It imports only
+:mod:`hookspecs`, so any host implementing the contract can run it.
+"""
+
+from __future__ import annotations
+
+import weakref
+from typing import TYPE_CHECKING, Any
+
+from hookspecs import hookimpl
+from hookspecs.values import CardRenderer
+
+from .runtime.cards import render_card
+from .runtime.runtime import ShadowRuntime
+from .settings import SETTINGS_SPEC, ShadowMindSettings
+from .vocabulary import SETTINGS_NAMESPACE
+
+if TYPE_CHECKING:
+    from hookspecs.protocols import Agent, Host, Session
+    from hookspecs.values import Message, SessionEvent
+
+#: host -> its runtime, so the management-tools plugin can find it
+_RUNTIMES: weakref.WeakKeyDictionary[Any, ShadowRuntime] = weakref.WeakKeyDictionary()
+
+
+def runtime_for(host: Host) -> ShadowRuntime | None:
+    return _RUNTIMES.get(host)
+
+
+class ShadowMindRuntimePlugin:
+    #: the row config is the settings namespace's base layer (row id == namespace)
+    config_schema = ShadowMindSettings
+
+    def __init__(self, config: ShadowMindSettings | None = None) -> None:
+        self.config = config or ShadowMindSettings()
+        self.runtime: ShadowRuntime | None = None
+
+    @hookimpl
+    def dsh_register_settings(self, register: Any) -> None:
+        register(SETTINGS_SPEC)
+
+    @hookimpl
+    def dsh_register_client(self, register: Any) -> None:
+        register(CardRenderer(kind="shadow-mind-review", render=render_card))
+
+    @hookimpl
+    def dsh_plugin_setup(self, host: Host) -> None:
+        self.runtime = ShadowRuntime(host, logger=host.logger.getChild("shadow_mind"))
+        self.runtime.install_provider()
+        _RUNTIMES[host] = self.runtime
+
+    @hookimpl
+    async def dsh_plugin_teardown(self, host: Host) -> None:
+        if self.runtime is not None:
+            await self.runtime.teardown()
+            _RUNTIMES.pop(host, None)
+
+    @hookimpl
+    def dsh_session_event(self, session: Session, event: SessionEvent) -> None:
+        if self.runtime is not None:
+            self.runtime.on_session_event(session, event)
+
+    @hookimpl
+    def dsh_agent_inbox(self, agent: Agent, change: str, message: Message) -> None:
+        if self.runtime is not None:
+            self.runtime.on_inbox(agent, change, message)
+
+    @hookimpl
+    def dsh_agent_status(self, agent: Agent, status: str) -> None:
+        if self.runtime is not None and status == "idle" and agent.is_root:
+            self.runtime.on_agent_idle(agent)
+
+    @hookimpl
+    def dsh_agent_disposed(self, agent: Agent) -> None:
+        if self.runtime is not None and agent.is_root:
+            self.runtime.on_agent_disposed(agent)
+
+    @hookimpl
+    def dsh_settings_updated(self, namespace: str, value: Any, previous: Any) -> None:
+        if self.runtime is not None and namespace == SETTINGS_NAMESPACE:
+            self.runtime.on_settings_updated(value, previous)

@@ -1,0 +1,1 @@
+"""The Shadow Mind runtime: trigger, run, output, coordination and governance paths."""

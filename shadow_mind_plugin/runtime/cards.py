@@ -1,0 +1,39 @@
+"""How a review card reads in a terminal. Cards are process-local."""
+
+from __future__ import annotations
+
+from typing import Any
+
+_LABELS = {
+    "running": "reviewing",
+    "report": "report",
+    "silent": "no additional finding",
+    "not_relevant": "not relevant",
+    "aborted": "aborted",
+    "failed": "failed",
+}
+
+
+def render_card(card: Any) -> str:
+    data = card.data
+    seq = data.get("captured_through_seq")
+    runs = data.get("runs", [])
+    if data.get("failure"):
+        failure = data["failure"]
+        return f"◇ Shadow review @{seq}: scheduling failed [{failure.get('reason_code')}]"
+    if not runs:
+        return f"◇ Shadow review @{seq}: deciding whether to review…" if data.get("scheduling") else ""
+    parts = []
+    for run in runs:
+        label = _LABELS.get(run.get("phase", ""), run.get("phase"))
+        if run.get("phase") == "report":
+            label += " relayed" if run.get("relayed") else " waiting to be relayed"
+            if run.get("verdict"):
+                label += f" ({run['verdict']})"
+        elif run.get("reason_code"):
+            label += f" [{run['reason_code']}]"
+        parts.append(f"{run.get('shadow_name')} {label}")
+    paused = " (paused)" if data.get("paused") else ""
+    return f"◇ Shadow review @{seq}{paused}: " + "; ".join(parts)
+
+

@@ -1,0 +1,9 @@
+"""Wall-clock helpers on top of the host clock."""
+
+from __future__ import annotations
+
+from datetime import datetime, timezone
+
+
+def iso(epoch_seconds: float) -> str:
+    return datetime.fromtimestamp(epoch_seconds, tz=timezone.utc).isoformat(timespec="milliseconds").replace("+00:00", "Z")

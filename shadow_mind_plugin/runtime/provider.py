@@ -1,0 +1,196 @@
+"""The reserved ``shadow-mind`` subagent provider.
+
+It composes the host's subagent toolkit (child creation, delegated policy,
+persona and tool restriction, structured output) and adds what a reviewer
+needs on top: per-run model selection, minimal context, think-first planning
+in the same child, and the degenerate-output watchdog.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import TYPE_CHECKING, Any
+
+from hookspecs import hookimpl
+from hookspecs.values import (
+    AgentOptions,
+    CancelCause,
+    Capabilities,
+    Enter,
+    EventTypes,
+    PromptAssembly,
+    ReasoningDelta,
+    StreamDelta,
+    StreamEnd,
+    SubagentRequest,
+    SubagentResult,
+    TextDelta,
+    create_user_message,
+)
+
+from ..contract import STRUCTURED_OUTPUT_DESCRIPTION, STRUCTURED_OUTPUT_INSTRUCTION, narrow_output
+from ..governance.watchdog import DegenerateOutputGuard, resolve_reasoning_budget
+from ..prompt import THINK_FIRST_CONTINUATION
+from ..vocabulary import PROVIDER_NAME, STOP_DEGENERATE_OUTPUT, STOP_NO_STRUCTURED_OUTPUT
+
+if TYPE_CHECKING:
+    from hookspecs.protocols import Agent, AgentScope, Host, SubagentRun
+
+#: Extension keys (each one is also the capability it needs).
+MODEL_SELECTION = Capabilities.MODEL_SELECTION
+CONTEXT_INHERITANCE = Capabilities.CONTEXT_INHERITANCE
+THINK_FIRST = Capabilities.THINK_FIRST
+#: optional: the rendered seqs a report's refs must come from
+ANCHOR_SEQS = "anchor_seqs"
+
+DIAGNOSTICS = {
+    "repetition": (
+        "The reviewer fell into a degenerate output loop (the same short block repeated) and was "
+        "cancelled; no report was captured."
+    ),
+    "output-budget": (
+        "The reviewer streamed an excessive amount of output without a tool call or step boundary "
+        "and was cancelled; no report was captured."
+    ),
+}
+
+
+class ShadowMindProvider:
+    name = PROVIDER_NAME
+
+    def __init__(self, host: Host) -> None:
+        self._host = host
+
+    @property
+    def capabilities(self) -> Mapping[str, bool]:
+        return {
+            Capabilities.AGENT_OPTIONS: True,
+            Capabilities.OUTPUT_SCHEMA: True,
+            Capabilities.DEPTH_LIMIT: True,
+            Capabilities.TOOL_FILTER: True,
+            Capabilities.PERSONA: True,
+            MODEL_SELECTION: True,
+            CONTEXT_INHERITANCE: True,
+            THINK_FIRST: True,
+            ANCHOR_SEQS: True,
+        }
+
+    @property
+    def stop_reasons(self) -> frozenset[str]:
+        return frozenset({STOP_NO_STRUCTURED_OUTPUT, STOP_DEGENERATE_OUTPUT})
+
+    async def start(self, request: SubagentRequest) -> SubagentRun:
+        ext = request.extensions
+        selection = ext.get(MODEL_SELECTION)
+        options = None
+        effort = None
+        if isinstance(selection, Mapping):
+            effort = selection.get("reasoning_effort")
+            options = AgentOptions(
+                provider=selection.get("provider"), model=selection.get("model"), reasoning_effort=effort
+            )
+        minimal = ext.get(CONTEXT_INHERITANCE) == "none"
+        think_first = bool(ext.get(THINK_FIRST))
+        anchors = ext.get(ANCHOR_SEQS)
+        rendered = frozenset(anchors) if anchors is not None else None
+        guard = DegenerateOutputGuard(resolve_reasoning_budget(effort))
+
+        def setup(scope: AgentScope, _capture: Any) -> None:
+            if minimal:
+                scope.system_prompt.suppress_runtime_context()
+                scope.add_plugin(MinimalContext(), name="minimal-context")
+            if think_first:
+                scope.add_plugin(ThinkFirst(guard), name="think-first")
+            scope.add_plugin(Watchdog(guard), name="watchdog")
+
+        def validate(value: Any) -> list[str]:
+            return list(narrow_output(value, rendered).violations)
+
+        def finish(result: SubagentResult, child: Agent) -> SubagentResult:
+            if guard.fired:
+                return SubagentResult(
+                    stop_reason=STOP_DEGENERATE_OUTPUT,
+                    output=result.output,
+                    diagnostic=DIAGNOSTICS.get(str(guard.reason), DIAGNOSTICS["output-budget"]),
+                )
+            return result
+
+        return await self._host.subagents.toolkit.start_in_process(
+            request,
+            provider=self.name,
+            setup=setup,
+            agent_options=options,
+            finish=finish,
+            validate_output=validate,
+            output_description=STRUCTURED_OUTPUT_DESCRIPTION,
+            output_instruction=STRUCTURED_OUTPUT_INSTRUCTION,
+        )
+
+
+class MinimalContext:
+    """Keeps only the reviewer's own messages in each step: other plugins'
+    pre-step additions are dropped. Runs first so it sees the original input."""
+
+    @hookimpl(tryfirst=True)
+    async def dsh_agent_pre_step(self, messages: Any, call_next: Any) -> Any:
+        decision = await call_next()
+        if isinstance(decision, Enter):
+            return Enter(messages=tuple(messages))
+        return decision
+
+
+class ThinkFirst:
+    """One tool-free planning request, then one continuation in the same child."""
+
+    def __init__(self, guard: DegenerateOutputGuard) -> None:
+        self._guard = guard
+        self._steered = False
+
+    @staticmethod
+    def _planned(agent: Agent) -> bool:
+        return any(e.type == EventTypes.ASSISTANT_MESSAGE for e in agent.session.events)
+
+    @hookimpl
+    def dsh_system_prompt_assemble(self, agent: Agent, assembly: PromptAssembly) -> PromptAssembly | None:
+        if self._planned(agent):
+            return None
+        return PromptAssembly(sections=assembly.sections, tools=())
+
+    @hookimpl
+    def dsh_agent_turn_stopping(self, agent: Agent) -> None:
+        if self._steered or self._guard.fired:
+            return
+        self._steered = True
+        agent.steer(create_user_message(THINK_FIRST_CONTINUATION, source={"kind": "plugin", "plugin": PROVIDER_NAME}))
+
+
+class Watchdog:
+    """Feeds the child's live stream to the degenerate-output guard; cancels once."""
+
+    def __init__(self, guard: DegenerateOutputGuard) -> None:
+        self._guard = guard
+
+    @hookimpl
+    def dsh_agent_stream(self, agent: Agent, frame: Any) -> None:
+        guard = self._guard
+        if guard.fired:
+            return
+        if isinstance(frame, StreamDelta):
+            chunk = frame.chunk
+            if isinstance(chunk, TextDelta):
+                fired = guard.observe_chunk(chunk.text, "text")
+            elif isinstance(chunk, ReasoningDelta):
+                fired = guard.observe_chunk(chunk.text, "reasoning")
+            else:
+                return
+            if fired:
+                agent.cancel(CancelCause(by="parent", reason=f"degenerate output: {fired}"))
+        elif isinstance(frame, StreamEnd):
+            guard.observe_boundary()
+
+    @hookimpl
+    def dsh_session_event(self, event: Any) -> None:
+        if event.type == EventTypes.TOOL_CALL:
+            self._guard.observe_tool_call()
+        elif event.type in (EventTypes.STEP_END, EventTypes.TURN_END):
+            self._guard.observe_boundary()

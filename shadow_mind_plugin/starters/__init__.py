@@ -1,0 +1,5 @@
+"""Packaged starter personas (``*.md`` data files, disabled examples).
+
+A package (not a plain directory) so wheels include the files as package data;
+read them with :mod:`shadow_mind_plugin.definitions.starters`.
+"""
