@@ -136,6 +136,51 @@ def verdict(ratio: float, target: float | None, higher_is_better: bool) -> str:
     return f" (target {sign} {target:g}) {'OK' if ok else 'OVER'}"
 
 
+def compare_many(
+    variants: Sequence[tuple[str, Timed]],
+    *,
+    baseline: int = 0,
+    reps: int = 5,
+    warmup: int = 1,
+    targets: Mapping[str, float] | None = None,
+    higher_is_better: bool = False,
+    units: float | None = None,
+    unit: str = "ops",
+    title: str | None = None,
+) -> dict[str, Comparison]:
+    """Time every variant interleaved; print medians and each ``ratio v/baseline``.
+
+    ``targets`` maps a variant name to the bound on its time ratio against the
+    baseline (``ratio <= target`` passes; with ``higher_is_better``, ``>=``).
+    Variants without a target are informational. ``units`` (work items per
+    run) adds a rate column. Returns the comparisons by variant name.
+    """
+    if title:
+        print(title)
+    results = measure(variants, reps=reps, warmup=warmup)
+    print_results(results, units=units, unit=unit)
+    base = results[baseline]
+    out: dict[str, Comparison] = {}
+    for index, result in enumerate(results):
+        if index == baseline:
+            continue
+        target = (targets or {}).get(result.name)
+        ratio = result.median / base.median
+        paired = statistics.median(y / x for x, y in zip(base.samples, result.samples))
+        print(
+            f"  ratio {result.name}/{base.name} = {ratio:.3f}{verdict(ratio, target, higher_is_better)}"
+            f"  [median of per-rep ratios {paired:.3f}]"
+        )
+        for key in sorted(base.extra.keys() & result.extra.keys()):
+            extra_ratio = result.extra_median(key) / base.extra_median(key)
+            print(f"  ratio {result.name}/{base.name} ({key}) = {extra_ratio:.3f}")
+        out[result.name] = Comparison(
+            a=base, b=result, ratio=ratio, target=target, higher_is_better=higher_is_better
+        )
+    sys.stdout.flush()
+    return out
+
+
 def compare(
     name_a: str,
     fn_a: Timed,
@@ -156,20 +201,17 @@ def compare(
     ``higher_is_better`` (a speed-up is wanted) ``ratio >= target`` passes.
     ``units`` (work items per run) adds a rate column.
     """
-    if title:
-        print(title)
-    a, b = measure([(name_a, fn_a), (name_b, fn_b)], reps=reps, warmup=warmup)
-    print_results([a, b], units=units, unit=unit)
-    ratio = b.median / a.median
-    paired = statistics.median(y / x for x, y in zip(a.samples, b.samples))
-    print(
-        f"  ratio {name_b}/{name_a} = {ratio:.3f}{verdict(ratio, target, higher_is_better)}"
-        f"  [median of per-rep ratios {paired:.3f}]"
+    found = compare_many(
+        [(name_a, fn_a), (name_b, fn_b)],
+        reps=reps,
+        warmup=warmup,
+        targets=None if target is None else {name_b: target},
+        higher_is_better=higher_is_better,
+        units=units,
+        unit=unit,
+        title=title,
     )
-    for key in a.extra.keys() & b.extra.keys():
-        print(f"  ratio {name_b}/{name_a} ({key}) = {b.extra_median(key) / a.extra_median(key):.3f}")
-    sys.stdout.flush()
-    return Comparison(a=a, b=b, ratio=ratio, target=target, higher_is_better=higher_is_better)
+    return found[name_b]
 
 
 def summary(comparisons: Sequence[tuple[str, Comparison]]) -> bool:

@@ -179,6 +179,8 @@ def format_status(status: dict[str, Any]) -> str:
         f"{status['pending_schedules']} queued; {status['total_runs']} total runs; epoch {status['epoch']}",
         f"budget: {status['budget_tier']} ({status['spent_chars']} characters since the last user message)",
     ]
+    if status.get("budget_state_error"):
+        lines.append(f"  budget state: {status['budget_state_error']} — automatic reviews stay off while a budget is set")
     for active in status["active"]:
         lines.append(f"  running {active['shadow_id']}/{active['run_id']} at {active['stage']} (seq {active['captured_through_seq']})")
     for cooldown in status["cooldowns"]:

@@ -32,3 +32,19 @@ def contains_literal(text: str, keys: Iterable[str]) -> bool:
     """Whether any (non-empty) key still occurs in ``text``: the final invariant
     check before a relay is persisted."""
     return any(key and key in text for key in keys)
+
+
+def redact_value(value: object, keys: Iterable[str]) -> object:
+    """``redact`` applied to every string inside JSON-like data."""
+    keys = tuple(keys)
+    if not keys:
+        return value
+    if isinstance(value, str):
+        return redact(value, keys)
+    if isinstance(value, dict):
+        return {k: redact_value(v, keys) for k, v in value.items()}
+    if isinstance(value, list):
+        return [redact_value(v, keys) for v in value]
+    if isinstance(value, tuple):
+        return tuple(redact_value(v, keys) for v in value)
+    return value

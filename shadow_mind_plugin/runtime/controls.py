@@ -63,6 +63,7 @@ def status(rt: ShadowRuntime, agent: Agent) -> dict[str, Any]:
         "total_runs": state.total_runs,
         "spent_chars": state.spent_chars,
         "budget_tier": str(rt.budget_tier(state)),
+        "budget_state_error": rt.budget_error(state),
         "cooldowns": [
             {"shadow_id": k, "until": iso(c.until), "patterns": list(c.patterns)}
             for k, c in state.cooldowns.items()

@@ -122,7 +122,7 @@ async def run_pipeline(rt: ShadowRuntime, entry: RunEntry) -> None:
         if keys:
             prompt = redact(prompt, keys)
         entry.prompt_chars = u16len(prompt)
-        rt.spend(state, entry.prompt_chars, entry)
+        rt.spend(state, entry.prompt_chars, entry, "prompt")
         failure_code = ReasonCode.SUBAGENT_START_FAILED
         rt.set_stage(entry, Stage.START)
         tools = list(dict.fromkeys([*DEFAULT_SHADOW_TOOLS, *definition.tools]))
@@ -305,7 +305,7 @@ def decide_outcome(
     bound = rt.settings().maxReportChars
     if bound > 0 and u16len(content) > bound:
         content = u16slice(content, 0, bound - 1) + "…" if bound > 1 else u16slice(content, 0, bound)
-    rt.spend(entry.owner, u16len(content), entry)
+    rt.spend(entry.owner, u16len(content), entry, "report")
     rt.record_review(entry, str(output.verdict), output.refs)
     report = PendingReport(
         epoch=entry.epoch,

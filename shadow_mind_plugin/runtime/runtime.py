@@ -19,7 +19,9 @@ import trio
 from hookspecs.values import Card, EventTypes, SessionEvent, turn_end_kind
 
 from ..definitions.registry import ShadowRegistry
+from ..governance.holdout import redact, redact_value
 from ..governance.safe_errors import safe_error
+from ..governance.telemetry import deliberation_chars, tool_telemetry
 from ..projection import IncrementalProjector
 from ..rng import make_random
 from ..routes import root_route
@@ -36,8 +38,11 @@ from ..vocabulary import (
     ReasonCode,
     Stage,
 )
+from . import coordination, value
 from .batcher import ReportBatcher
+from .budget import BudgetLedger, is_real_user
 from .clock import iso
+from .journal import LIFECYCLE_EVENTS, Journal, lifecycle_record
 from .pipeline import run_pipeline
 from .relay import HoldoutLeak, PendingReport, build_relay, order_by_severity
 from .state import Cancellation, Cycle, OwnerState, PendingTurn, RunEntry, RunView
@@ -59,6 +64,8 @@ class ShadowRuntime:
         self.host = host
         self.logger = logger or logging.getLogger("shadow_mind")
         self.registry = ShadowRegistry(host.paths.dsh_home)
+        self.journal = Journal(self.registry, self.logger)
+        self.governance_dir = self.registry.root / "governance"
         self.owners: dict[str, OwnerState] = {}
         self.stopped = False
         self._seed = self.settings().randomSeed
@@ -106,6 +113,11 @@ class ShadowRuntime:
                 logger=self.logger,
             )
             state.extras["projector"] = IncrementalProjector()
+            ledger = BudgetLedger.load(self.governance_dir, agent.id, agent.session.events, iso(self.now()))
+            state.extras["ledger"] = ledger
+            state.spent_chars = ledger.spent_chars
+            if ledger.error:
+                self.logger.warning("dsh-shadow-mind: %s", ledger.error)
             self.owners[agent.id] = state
         return state
 
@@ -127,6 +139,10 @@ class ShadowRuntime:
 
     def budget_tier(self, state: OwnerState) -> BudgetTier:
         s = self.settings()
+        ledger: BudgetLedger | None = state.extras.get("ledger")
+        budgeted = s.sessionShadowHardBudgetChars is not None or s.sessionShadowSoftBudgetChars is not None
+        if budgeted and ledger is not None and ledger.error:
+            return BudgetTier.EXHAUSTED  # unknown spend: fail closed
         if s.sessionShadowHardBudgetChars is not None and state.spent_chars >= s.sessionShadowHardBudgetChars:
             return BudgetTier.EXHAUSTED
         if s.sessionShadowSoftBudgetChars is not None and state.spent_chars >= s.sessionShadowSoftBudgetChars:
@@ -164,6 +180,10 @@ class ShadowRuntime:
                 state = self.owner(agent)
                 if state is not None:
                     self.capture_challenges(state, event)
+            elif is_real_user(event):
+                state = self.owners.get(agent.id)
+                if state is not None:
+                    self.commit_user_window(state, event.seq)
             return
         state = self.owners.get(agent.id)
         if state is not None:
@@ -246,7 +266,7 @@ class ShadowRuntime:
         if not definition.enabled or definition.id in state.cooldowns:
             cycle.scheduling = False
             return False
-        probability = min(1.0, definition.activation_probability * state.decay.get(definition.id, 1.0))
+        probability = min(1.0, definition.activation_probability * coordination.decay_factor(state, definition.id))
         if not self.random() < probability:
             cycle.scheduling = False
             return False
@@ -306,10 +326,11 @@ class ShadowRuntime:
         escalated = state.pending_escalations.pop(definition.id, None)
         root = root_route(state.root.options.provider, state.root.options.model)
         route = frugal or definition.run_with_model or root
+        keys = self._holdout_keys(definition)
         view = RunView(
             run_id=uuid.uuid4().hex,
             shadow_id=definition.id,
-            shadow_name=definition.name,
+            shadow_name=redact(definition.name, keys) if keys else definition.name,
             captured_through_seq=seq,
             phase=Phase.RUNNING,
             stage=Stage.PREPARE,
@@ -327,6 +348,7 @@ class ShadowRuntime:
             frugal_route=frugal,
             escalated_effort=escalated,
             budget_tier=BudgetTier.FRUGAL if frugal else BudgetTier.STANDARD,
+            holdout_keys=keys,
         )
         state.active[definition.id] = entry
         cycle.runs.append(view)
@@ -336,6 +358,16 @@ class ShadowRuntime:
         self.host.spawn(self._run_lifecycle, entry, name=f"shadow-mind:run:{view.run_id[:8]}")
         self.update_card(state, cycle)
         return entry
+
+    def _holdout_keys(self, definition: ShadowDefinition) -> tuple[str, ...]:
+        """The literals to hide for a holdout definition; a broken sidecar is
+        reported by the run itself (prepare fails), so here it yields none."""
+        if not definition.holdout:
+            return ()
+        try:
+            return tuple(self.registry.holdout_keys(definition.id))
+        except Exception:
+            return ()
 
     async def _run_lifecycle(self, entry: RunEntry) -> None:
         state = entry.owner
@@ -453,7 +485,7 @@ class ShadowRuntime:
         view.reason_code = reason
         view.cancellation_source = source
         if error is not None:
-            view.error = error
+            view.error = redact_value(error, entry.holdout_keys)  # type: ignore[assignment]
         for key, value in fields.items():
             setattr(view, key, value)
         view.finished_at = iso(self.now())
@@ -527,27 +559,82 @@ class ShadowRuntime:
     def dispose_seconds(self) -> float:
         return DISPOSE_SECONDS
 
-    def spend(self, state: OwnerState, chars: int, entry: RunEntry) -> None:
-        """Count characters against the session budget (prompt, then report)."""
+    def spend(self, state: OwnerState, chars: int, entry: RunEntry, kind: str) -> None:
+        """Count characters against the session budget, write-ahead when persisted."""
+        ledger: BudgetLedger | None = state.extras.get("ledger")
+        if ledger is not None and ledger.error is None:
+            try:
+                ledger.debit(f"{entry.view.run_id}:{kind}", chars, iso(self.now()))
+            except OSError as exc:
+                ledger.error = f"the Shadow budget state could not be written ({type(exc).__name__})"
+                self.logger.warning("dsh-shadow-mind: %s", ledger.error)
         state.spent_chars += chars
 
+    def commit_user_window(self, state: OwnerState, seq: int) -> None:
+        """A real user message was committed: the budget window starts at ``seq``."""
+        state.spent_chars = 0
+        ledger: BudgetLedger | None = state.extras.get("ledger")
+        if ledger is not None:
+            try:
+                ledger.reset(seq, iso(self.now()))
+            except OSError as exc:
+                ledger.error = f"the Shadow budget state could not be written ({type(exc).__name__})"
+
     def record_child_telemetry(self, entry: RunEntry, child_events: Any) -> None:
-        """Deliberation characters and child tool telemetry (governance path)."""
+        entry.view.deliberation_chars = deliberation_chars(child_events)
+        telemetry = tool_telemetry(child_events)
+        entry.view.tools = {
+            "calls": telemetry.calls,
+            "by_name": dict(telemetry.by_name),
+            "invalid_args": telemetry.invalid_args,
+            "invalid_args_by_tool": dict(telemetry.invalid_args_by_tool),
+        }
 
     def quality_metadata(self, entry: RunEntry, result: Any, failure: Any) -> None:
-        """Per-run diagnostic record (governance path)."""
+        if not entry.definition.debug:
+            return
+        definition = entry.definition
+        view = entry.view
+        self.journal.write(
+            definition.id,
+            {
+                "event": "quality-metadata",
+                "time": iso(self.now()),
+                "run_id": view.run_id,
+                "root_session_id": entry.owner.root_id,
+                "child_session_id": view.child_session_id,
+                "captured_through_seq": view.captured_through_seq,
+                "prompt_chars": entry.prompt_chars,
+                "timeout_seconds": definition.timeout_seconds or self.settings().defaultShadowTimeoutSeconds,
+                "capture": definition.capture,
+                "context": definition.context,
+                "think_first": definition.think_first,
+                "tool_names": list(dict.fromkeys(["read", "grep", "glob", *definition.tools])),
+                "stop_reason": result.stop_reason if result is not None else None,
+                "error": safe_error(failure[2])["message"] if failure else None,
+                "deliberation_chars": view.deliberation_chars or 0,
+                "tools": view.tools,
+                "independence": view.independence,
+                "route": view.route,
+                "budget_tier": str(entry.budget_tier),
+                "reasoning_effort": entry.escalated_effort or definition.reasoning_effort,
+            },
+        )
+
+    def debug_quality(self, entry: RunEntry, **fields: Any) -> None:
+        if entry.definition.debug:
+            self.journal.write(entry.definition.id, {"event": "quality-metadata", "time": iso(self.now()), "run_id": entry.view.run_id, **fields})
 
     def on_degenerate_output(self, entry: RunEntry) -> None:
-        """A watchdog kill installs a ``spinning`` cooldown (governance path)."""
+        coordination.on_degenerate_output(self, entry)
 
     def record_review(self, entry: RunEntry, verdict: str, refs: tuple[int, ...]) -> None:
-        """Review window, decay and stagnation (coordination path)."""
+        coordination.record_review(self, entry, verdict, refs)
 
     def reset_governance(self, state: OwnerState) -> None:
         """Real user input: a fresh budget window and no stale coordination."""
         state.cooldowns.clear()
         state.pending_escalations.clear()
-        state.decay.clear()
         state.spent_chars = 0
         state.extras.pop("review_window", None)
         state.extras.pop("value_loop", None)
@@ -558,10 +645,10 @@ class ShadowRuntime:
         state.pending_escalations.clear()
 
     def recent_reviews(self, state: OwnerState) -> list[dict[str, Any]]:
-        return []
+        return coordination.recent_reviews(state)
 
     def value_loop_stats(self, state: OwnerState) -> list[dict[str, Any]]:
-        return []
+        return value.stats(state)
 
     def settings_notes(self) -> list[str]:
         """Heals applied to the settings document (never silent)."""
@@ -570,14 +657,39 @@ class ShadowRuntime:
                 return [*descriptor.notes, *descriptor.problems]
         return []
 
+    def budget_error(self, state: OwnerState) -> str | None:
+        ledger: BudgetLedger | None = state.extras.get("ledger")
+        return ledger.error if ledger is not None else None
+
     def capture_challenges(self, state: OwnerState, event: SessionEvent) -> None:
-        """Value loop capture (governance path)."""
+        try:
+            value.capture(self, state, event)
+        except Exception:
+            self.logger.exception("value-loop capture failed")
 
     def evaluate_challenges(self, state: OwnerState, event: SessionEvent) -> None:
-        """Value loop evaluation (governance path)."""
+        try:
+            value.evaluate(self, state, event)
+        except Exception:
+            self.logger.exception("value-loop evaluation failed")
 
     def debug(self, entry: RunEntry, event: str, **extra: Any) -> None:
-        """Lifecycle journal (governance path)."""
+        if not entry.definition.debug:
+            return
+        time = iso(self.now())
+        if event in LIFECYCLE_EVENTS:
+            record = lifecycle_record(entry, event, time)
+        else:
+            record = {
+                "event": event,
+                "time": time,
+                "run_id": entry.view.run_id,
+                "root_session_id": entry.owner.root_id,
+                "child_session_id": entry.view.child_session_id,
+                "captured_through_seq": entry.view.captured_through_seq,
+                **extra,
+            }
+        self.journal.write(entry.definition.id, record)
 
     def update_card(self, state: OwnerState, cycle: Cycle) -> None:
         """Refresh the process-local card anchored at the cycle's watermark."""

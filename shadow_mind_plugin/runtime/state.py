@@ -107,6 +107,8 @@ class RunEntry:
     cancel_requested: trio.Event = attrs.field(factory=trio.Event)
     done: trio.Event = attrs.field(factory=trio.Event)
     prompt_chars: int = 0
+    #: the definition's holdout literals; everything the run shows is redacted
+    holdout_keys: tuple[str, ...] = ()
 
 
 @attrs.define(eq=False, kw_only=True)
@@ -137,7 +139,6 @@ class OwnerState:
     spent_chars: int = 0
     cooldowns: dict[str, Cooldown] = attrs.field(factory=dict)
     pending_escalations: dict[str, str] = attrs.field(factory=dict)
-    decay: dict[str, float] = attrs.field(factory=dict)
     last_run: RunView | None = None
     #: schedule tasks, run lifecycles, value-loop writes
     work: TaskTracker = attrs.field(factory=TaskTracker)
