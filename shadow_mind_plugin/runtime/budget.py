@@ -3,10 +3,16 @@
 Spend (framed prompt characters + accepted report characters since the last
 real user message) is kept per root in
 ``$DSH_HOME/shadow-minds/governance/<sha256(root id)>.json`` — metadata only:
-the root id's hash, the seq of the last real user message, the spent
-characters and recent debit ids. Every debit is written *before* it counts
-(write-ahead), atomically. With a budget configured, a state file that cannot
-be read fails closed: no automatic review is admitted until it is fixed.
+the root id's hash, where the current window opened, the seq of the real user
+message that opened it (once committed), the spent characters and recent
+debit ids. Every change is written *before* it counts (write-ahead),
+atomically. With a budget configured, a state file that cannot be read fails
+closed: no automatic review is admitted until it is fixed.
+
+A window opens when real user input *arrives* (the runtime cancels reviews at
+that moment); the message's seq is recorded when it is committed. On load, a
+committed real user message newer than the recorded one means a window opened
+while nobody was counting, so the spend starts again from zero.
 """
 
 from __future__ import annotations
@@ -39,6 +45,7 @@ class BudgetLedger:
 
     path: Path
     root_hash: str
+    window_marker: int = -1
     last_user_seq: int | None = None
     spent_chars: int = 0
     debit_ids: list[str] = attrs.field(factory=list)
@@ -65,19 +72,20 @@ class BudgetLedger:
                 raise ValueError("belongs to another session")
             spent = data.get("spent_chars")
             seq = data.get("last_user_seq")
+            marker = data.get("window_marker", -1)
             debits = data.get("debit_ids", [])
-            if type(spent) is not int or spent < 0 or (seq is not None and type(seq) is not int):
+            if type(spent) is not int or spent < 0 or (seq is not None and type(seq) is not int) or type(marker) is not int:
                 raise ValueError("bad fields")
             if not isinstance(debits, list) or not all(isinstance(d, str) for d in debits):
                 raise ValueError("bad debit ids")
         except ValueError as exc:
             ledger.error = f"the Shadow budget state for this session is corrupt ({exc}); delete it to reset the budget"
             return ledger
-        if last_user is not None and (seq is None or last_user > seq):
-            # a real user message arrived after the state was written: new window
-            ledger.last_user_seq = last_user
+        if last_user is not None and seq is not None and last_user > seq:
+            ledger.last_user_seq = last_user  # a newer window opened uncounted
             return ledger
-        ledger.last_user_seq = seq
+        ledger.window_marker = marker
+        ledger.last_user_seq = seq if seq is not None else (last_user if last_user is not None and last_user >= marker else None)
         ledger.spent_chars = spent
         ledger.debit_ids = list(debits)
         return ledger
@@ -92,17 +100,27 @@ class BudgetLedger:
         self.spent_chars = spent
         self.debit_ids = debits
 
-    def reset(self, last_user_seq: int | None, now_iso: str) -> None:
-        self._write(0, [], last_user_seq, now_iso)
+    def open_window(self, marker: int, now_iso: str) -> None:
+        """Real user input arrived (it will be committed at seq >= ``marker``)."""
+        self._write(0, [], None, now_iso, marker=marker)
         self.spent_chars = 0
         self.debit_ids = []
-        self.last_user_seq = last_user_seq
+        self.last_user_seq = None
+        self.window_marker = marker
         self.error = None
 
-    def _write(self, spent: int, debits: list[str], seq: int | None, now_iso: str) -> None:
+    def mark_user_seq(self, seq: int, now_iso: str) -> None:
+        """The message that opened the window was committed at ``seq``."""
+        if self.last_user_seq is not None and seq <= self.last_user_seq:
+            return
+        self._write(self.spent_chars, self.debit_ids, seq, now_iso)
+        self.last_user_seq = seq
+
+    def _write(self, spent: int, debits: list[str], seq: int | None, now_iso: str, *, marker: int | None = None) -> None:
         payload = {
             "schema_version": SCHEMA_VERSION,
             "root_session_hash": self.root_hash,
+            "window_marker": self.window_marker if marker is None else marker,
             "last_user_seq": seq,
             "spent_chars": spent,
             "debit_ids": debits,

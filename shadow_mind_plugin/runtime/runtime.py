@@ -571,12 +571,11 @@ class ShadowRuntime:
         state.spent_chars += chars
 
     def commit_user_window(self, state: OwnerState, seq: int) -> None:
-        """A real user message was committed: the budget window starts at ``seq``."""
-        state.spent_chars = 0
+        """The real user message that opened the budget window was committed."""
         ledger: BudgetLedger | None = state.extras.get("ledger")
-        if ledger is not None:
+        if ledger is not None and ledger.error is None:
             try:
-                ledger.reset(seq, iso(self.now()))
+                ledger.mark_user_seq(seq, iso(self.now()))
             except OSError as exc:
                 ledger.error = f"the Shadow budget state could not be written ({type(exc).__name__})"
 
@@ -632,10 +631,16 @@ class ShadowRuntime:
         coordination.record_review(self, entry, verdict, refs)
 
     def reset_governance(self, state: OwnerState) -> None:
-        """Real user input: a fresh budget window and no stale coordination."""
+        """Real user input arrived: a fresh budget window and no stale coordination."""
         state.cooldowns.clear()
         state.pending_escalations.clear()
         state.spent_chars = 0
+        ledger: BudgetLedger | None = state.extras.get("ledger")
+        if ledger is not None:
+            try:
+                ledger.open_window(state.root.session.seq, iso(self.now()))
+            except OSError as exc:
+                ledger.error = f"the Shadow budget state could not be written ({type(exc).__name__})"
         state.extras.pop("review_window", None)
         state.extras.pop("value_loop", None)
 
