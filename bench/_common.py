@@ -120,7 +120,8 @@ def print_results(results: Sequence[Result], *, units: float | None = None, unit
     """One line per variant: median seconds, spread and (given ``units``) a rate."""
     width = max(len(r.name) for r in results)
     for r in results:
-        line = f"  {r.name:<{width}}  median {fmt_seconds(r.median):>10}  (spread {r.spread * 100:4.1f}%, n={len(r.samples)})"
+        spread = f"(spread {r.spread * 100:4.1f}%, n={len(r.samples)})"
+        line = f"  {r.name:<{width}}  median {fmt_seconds(r.median):>10}  {spread}"
         if units:
             line += f"  {units / r.median:>12,.1f} {unit}/s"
         for key in r.extra:

@@ -41,8 +41,12 @@ class RoutedAdapter(ScriptedAdapter):
 
     0. the root's first step (usually a tool call),
     1. the root's answer once the last message is a tool result,
-    2. a child's reply (any request with ``delegation_depth >= 1``).
+    2. a plain one-reply answer: any child request (``delegation_depth >= 1``),
+       and any request for the model :attr:`REPLY_MODEL` (so a root can be given
+       the same one-reply turn a child gets).
     """
+
+    REPLY_MODEL = "reply-only"
 
     def __init__(self, *args: Any, **kw: Any) -> None:
         super().__init__(*args, **kw)
@@ -53,7 +57,7 @@ class RoutedAdapter(ScriptedAdapter):
 
     def route(self, request: LlmRequest) -> int:
         depth = request.metadata.get("delegation_depth", 0)
-        if isinstance(depth, int) and depth >= 1:
+        if (isinstance(depth, int) and depth >= 1) or request.model == self.REPLY_MODEL:
             return 2
         if request.messages and request.messages[-1].role == "tool":
             return 1

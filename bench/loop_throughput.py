@@ -15,10 +15,14 @@ A repetition is a block of ``--block`` turns on one agent; blocks alternate
 between the hosts (so both sessions grow in step, and machine noise hits both),
 ``--reps`` blocks each, after a warm-up block. Only the turns are timed.
 
-Target: observer/bare time ratio <= 1.03 (wall; the CPU-time ratio is printed
-too and is the steadier of the two on a noisy VM). Run::
+Target: observer/bare time ratio <= 1.03, judged on process CPU time (what the
+observer actually costs). Wall time is printed too but is not judged: on a
+shared 2-core VM it is dominated by the per-turn ``fsync`` and by thread
+wake-ups (the ``read`` tool runs in a worker thread) and swings by 10%+.
+``--aa`` replaces the observer with nothing to show the noise floor (A/A runs
+here gave 0.99-1.03). Run::
 
-    python bench/loop_throughput.py [--reps 25 --block 20] [--dir /dev/shm] [--profile]
+    python bench/loop_throughput.py [--reps 30 --block 20] [--aa] [--dir /dev/shm] [--profile]
 
 ``--dir`` picks where the temporary DSH_HOME lives (``/dev/shm`` takes the
 per-turn ``fsync`` out, which otherwise dilutes the ratio); ``--profile``
@@ -139,7 +143,9 @@ async def running(home: Path, work: Path, observe: bool) -> AsyncIterator[Runner
     if observe:
         plugins.append(("bench-observer", NullObserver()))
     logger = logging.getLogger("bench-host")
-    async with open_host(dsh_home=home, cwd=work, headless=True, extra_plugins=plugins, environ={}, logger=logger) as host:
+    async with open_host(
+        dsh_home=home, cwd=work, headless=True, extra_plugins=plugins, environ={}, logger=logger
+    ) as host:
         handle = await host.agents.create(
             CreateAgentOptions(agent_options=AgentOptions(provider="scripted", model="m"))
         )
@@ -159,6 +165,8 @@ async def run(args: argparse.Namespace, root: Path, home: Path) -> None:
             await profile_async(args.block * args.reps)
             return
 
+        label = "bare-2" if args.aa else "observer"
+
         def variant(runner: Runner) -> Any:
             return lambda: trio.from_thread.run(runner.block, args.block)
 
@@ -170,7 +178,7 @@ async def run(args: argparse.Namespace, root: Path, home: Path) -> None:
             lambda: compare(
                 "bare",
                 variant(bare),
-                "observer",
+                label,
                 variant(observed),
                 reps=args.reps,
                 target=TARGET,
@@ -178,12 +186,13 @@ async def run(args: argparse.Namespace, root: Path, home: Path) -> None:
                 unit="turns",
             )
         )
+    a_cpu, b_cpu = result.a.median, result.b.median
     a_wall, b_wall = result.a.extra_median("wall"), result.b.extra_median("wall")
     print(
-        f"\nturns per CPU second:  bare {args.block / result.a.median:7.1f}   observer {args.block / result.b.median:7.1f}"
-        f"\nturns per wall second: bare {args.block / a_wall:7.1f}   observer {args.block / b_wall:7.1f}"
-        f"\nobserver/bare CPU-time ratio {result.ratio:.3f}{verdict(result.ratio, TARGET, False)}"
-        f"\nobserver/bare wall ratio     {b_wall / a_wall:.3f} (informational: includes fsync and thread wake-ups)"
+        f"\nturns per CPU second:  bare {args.block / a_cpu:7.1f}   {label} {args.block / b_cpu:7.1f}"
+        f"\nturns per wall second: bare {args.block / a_wall:7.1f}   {label} {args.block / b_wall:7.1f}"
+        f"\n{label}/bare CPU-time ratio {result.ratio:.3f}{verdict(result.ratio, TARGET, False)}"
+        f"\n{label}/bare wall ratio     {b_wall / a_wall:.3f} (informational: includes fsync and thread wake-ups)"
     )
 
 
@@ -203,7 +212,7 @@ def _profiled(fn: Any) -> Any:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
-    parser.add_argument("--reps", type=int, default=25, help="timed blocks per variant")
+    parser.add_argument("--reps", type=int, default=30, help="timed blocks per variant")
     parser.add_argument("--block", type=int, default=20, help="turns per block")
     parser.add_argument("--profile", action="store_true", help="cProfile observer turns instead of comparing")
     parser.add_argument("--aa", action="store_true", help="A/A check: the 'observer' host gets no observer")

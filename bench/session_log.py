@@ -15,12 +15,13 @@
     turn with an unanswered tool call, opened cold with ``SessionStore.open``
     and closed by ``SessionStore.repair`` (3 closing events appended), against
     reading the file, splitting lines and ``json.loads`` of each. Target:
-    open + repair <= 2.0x the plain parse. ``+history`` (also rebuilding the
-    model history the way a resumed agent does) is informational.
+    open + repair <= 2.0x the plain parse. ``--history`` adds an informational
+    ``open+repair+history`` (also rebuilding the model history the way a
+    resumed agent does).
 
 Variants run interleaved; medians are compared. Run::
 
-    python bench/session_log.py [--events 100000] [--reps 5] [--dir /dev/shm] [--profile]
+    python bench/session_log.py [--events 100000] [--reps 5] [--dir /dev/shm] [--history] [--profile]
 """
 
 from __future__ import annotations
@@ -68,16 +69,18 @@ ANSWER = (
     "validates every plugin's settings against its schema before the host starts; nothing is "
     "written back unless a setting changes at run time."
 )
-FILE_TEXT = "\n".join(f"{n:>6}\tline {n} of the file under review, with some ordinary code-ish text;" for n in range(1, 41))
+#: what a ``read`` of a 40-line file returns (numbered lines)
+FILE_TEXT = "\n".join(f"{n:>6}\tline {n} of the file under review, with ordinary code-ish text;" for n in range(1, 41))
 
 Event = tuple[str, Any]
 
 
+def _chunk(turn: int, step: int, chunk: Any) -> Event:
+    return (EventTypes.ASSISTANT_CHUNK, {"turn": turn, "step": step, "chunk": chunk_to_json(chunk)})
+
+
 def _chunks(turn: int, step: int, text: str) -> list[Event]:
-    return [
-        (EventTypes.ASSISTANT_CHUNK, {"turn": turn, "step": step, "chunk": chunk_to_json(TextDelta(text=text[i : i + CHUNK]))})
-        for i in range(0, len(text), CHUNK)
-    ]
+    return [_chunk(turn, step, TextDelta(text=text[i : i + CHUNK])) for i in range(0, len(text), CHUNK)]
 
 
 def _assistant(turn: int, step: int, text: str, call: ToolCallBlock | None) -> Event:
@@ -106,23 +109,21 @@ def _open_turn(turn: int) -> list[Event]:
     args = json.dumps({"path": f"src/module_{turn % 50}.py"})
     call = ToolCallBlock(id=call_id, name="read", arguments=args)
     lead = "Let me read the module that defines the loader first."
+    prompt = create_user_message(f"How is the config loaded? ({turn})")
     out: list[Event] = [
         (EventTypes.TURN_START, {"turn": turn}),
         (EventTypes.STEP_START, {"turn": turn, "step": 0}),
-        (
-            EventTypes.USER_MESSAGE,
-            {"turn": turn, "step": 0, "message": message_to_json(create_user_message(f"How is the config loaded? ({turn})"))},
-        ),
+        (EventTypes.USER_MESSAGE, {"turn": turn, "step": 0, "message": message_to_json(prompt)}),
     ]
     out += _chunks(turn, 0, lead)
-    out.append(
-        (EventTypes.ASSISTANT_CHUNK, {"turn": turn, "step": 0, "chunk": chunk_to_json(ToolCallDelta(index=0, id=call_id, name="read", arguments=args[:10]))})
-    )
-    out.append((EventTypes.ASSISTANT_CHUNK, {"turn": turn, "step": 0, "chunk": chunk_to_json(ToolCallDelta(index=0, arguments=args[10:]))}))
-    out.append((EventTypes.ASSISTANT_CHUNK, {"turn": turn, "step": 0, "chunk": chunk_to_json(UsageChunk(input_tokens=1200, output_tokens=40))}))
-    out.append((EventTypes.ASSISTANT_CHUNK, {"turn": turn, "step": 0, "chunk": chunk_to_json(FinishChunk(reason="tool-calls"))}))
-    out.append(_assistant(turn, 0, lead, call))
-    out.append((EventTypes.TOOL_CALL, {"turn": turn, "step": 0, "call_id": call_id, "name": "read", "arguments": args}))
+    out += [
+        _chunk(turn, 0, ToolCallDelta(index=0, id=call_id, name="read", arguments=args[:10])),
+        _chunk(turn, 0, ToolCallDelta(index=0, arguments=args[10:])),
+        _chunk(turn, 0, UsageChunk(input_tokens=1200, output_tokens=40)),
+        _chunk(turn, 0, FinishChunk(reason="tool-calls")),
+        _assistant(turn, 0, lead, call),
+        (EventTypes.TOOL_CALL, {"turn": turn, "step": 0, "call_id": call_id, "name": "read", "arguments": args}),
+    ]
     return out
 
 
@@ -144,7 +145,7 @@ def _full_turn(turn: int) -> list[Event]:
     out.append((EventTypes.STEP_END, {"turn": turn, "step": 0}))
     out.append((EventTypes.STEP_START, {"turn": turn, "step": 1}))
     out += _chunks(turn, 1, ANSWER)
-    out.append((EventTypes.ASSISTANT_CHUNK, {"turn": turn, "step": 1, "chunk": chunk_to_json(FinishChunk(reason="stop"))}))
+    out.append(_chunk(turn, 1, FinishChunk(reason="stop")))
     out.append(_assistant(turn, 1, ANSWER, None))
     out.append((EventTypes.STEP_END, {"turn": turn, "step": 1}))
     out.append((EventTypes.TURN_END, {"turn": turn, "reason": {"kind": "completed"}}))
@@ -155,19 +156,13 @@ def build_events(total: int) -> list[Event]:
     """``total`` events: whole turns, then one turn left open at an unanswered call."""
     events: list[Event] = []
     turn = 1
-    while True:
-        tail = _open_turn(turn)
-        full = _full_turn(turn)
-        if len(events) + len(full) + len(_open_turn(turn + 1)) > total:
-            break
-        events += full
+    while len(events) + len(_full_turn(turn)) + len(_open_turn(turn + 1)) <= total:
+        events += _full_turn(turn)
         turn += 1
-    events += tail
-    # pad with chunks inside the open turn's step so the count is exact (the turn stays open)
-    last_turn = turn
-    while len(events) < total:
-        events.insert(-2, (EventTypes.ASSISTANT_CHUNK, {"turn": last_turn, "step": 0, "chunk": {"type": "text-delta", "text": " ..."}}))
-    return events
+    tail = _open_turn(turn)
+    # pad the open turn with text deltas (before its assistant/message) to hit ``total`` exactly
+    pad = [_chunk(turn, 0, TextDelta(text=" ...")) for _ in range(total - len(events) - len(tail))]
+    return events + tail[:-2] + pad + tail[-2:]
 
 
 _QUIET = logging.getLogger("bench-sessions")
@@ -190,6 +185,7 @@ def main() -> None:
     parser.add_argument("--reps", type=int, default=5)
     parser.add_argument("--dir", default=None, help="parent of the temporary DSH_HOME (e.g. /dev/shm)")
     parser.add_argument("--profile", action="store_true", help="cProfile one append run and one load run")
+    parser.add_argument("--history", action="store_true", help="also time open + repair + history rebuild")
     args = parser.parse_args()
     events = build_events(args.events)
     counts: dict[str, int] = {}
@@ -214,6 +210,7 @@ def main() -> None:
                 append(etype, data)
             elapsed = time.perf_counter() - start
             store.close(log.id)
+            store.discard(log.id)  # free the ~25 MB file
             return elapsed
 
         def append_log() -> float:
@@ -292,12 +289,11 @@ def main() -> None:
             title="(a) append",
         )
         print()
+        load_variants = [("json.loads lines", plain_parse), ("open+repair", open_repair(False))]
+        if args.history:
+            load_variants.append(("open+repair+history", open_repair(True)))
         loaded = compare_many(
-            [
-                ("json.loads lines", plain_parse),
-                ("open+repair", open_repair(False)),
-                ("open+repair+history", open_repair(True)),
-            ],
+            load_variants,
             reps=args.reps,
             warmup=0,
             targets={"open+repair": LOAD_TARGET},

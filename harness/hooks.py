@@ -83,7 +83,8 @@ class HookRunner:
             except Exception:
                 self.logger.exception("%s in plugin %r failed", hook, self.plugin_name(impl))
                 continue
-            if inspect.isawaitable(result):
+            # observers usually return None; skip the (slow) awaitable check then
+            if result is not None and inspect.isawaitable(result):
                 self._spawn(_wrap_awaitable(result), f"{hook}:{self.plugin_name(impl)}")
 
     async def broadcast(self, hook: str, scope: str | None, *, contain: bool = True, **kwargs: Any) -> None:

@@ -129,11 +129,11 @@ def read_log(path: Path, *, is_known: Callable[[str], bool], where: str | None =
     header = _parse_header(lines[0], label)
     events: list[SessionEvent] = []
     append = events.append
-    loads = json.loads
+    decode = _DECODER.decode
     for index in range(1, len(lines)):
         line = lines[index]
         try:
-            obj = loads(line, parse_constant=_reject_constant)
+            obj = decode(line.decode("utf-8"))
         except (ValueError, UnicodeDecodeError) as exc:
             if index == len(lines) - 1 and not torn:
                 # a final line that is complete but garbled is also a torn write
@@ -163,6 +163,10 @@ def read_log(path: Path, *, is_known: Callable[[str], bool], where: str | None =
 
 def _reject_constant(name: str) -> Any:
     raise ValueError(f"{name} is not valid JSON")
+
+
+#: one decoder for every line (building one per ``json.loads`` call is costly)
+_DECODER = json.JSONDecoder(parse_constant=_reject_constant)
 
 
 def _parse_header(line: bytes, label: str) -> SessionHeader:

@@ -21,30 +21,51 @@ def check_json(value: Any, where: str = "data") -> None:
     Rejects NaN and infinities, non-string keys, tuples, sets, bytes and any other
     non-JSON object; the message names the offending path (``data.items[3].x``).
     """
-    _check(value, where, 0)
+    try:
+        _check(value, 0)
+    except _Bad as bad:
+        path = where + "".join(reversed(bad.path))
+        raise JsonDataError(f"{path}: {bad.problem}") from None
 
 
-def _check(value: Any, where: str, depth: int) -> None:
+class _Bad(Exception):
+    """A violation found deep inside; parents add their path segment on the way out
+    (so valid data, the common case, never pays for building paths)."""
+
+    def __init__(self, problem: str) -> None:
+        self.problem = problem
+        self.path: list[str] = []
+
+
+def _check(value: Any, depth: int) -> None:
     if depth > _MAX_DEPTH:
-        raise JsonDataError(f"{where}: nesting deeper than {_MAX_DEPTH} levels (cycle?)")
+        raise _Bad(f"nesting deeper than {_MAX_DEPTH} levels (cycle?)")
     t = type(value)
     if t is str or t is bool or t is int or value is None:
         return
     if t is float:
         if not math.isfinite(value):
-            raise JsonDataError(f"{where}: {value!r} is not a finite JSON number")
+            raise _Bad(f"{value!r} is not a finite JSON number")
         return
     if t is dict:
         for key, item in value.items():
             if type(key) is not str:
-                raise JsonDataError(f"{where}: key {key!r} is not a string")
-            _check(item, f"{where}.{key}", depth + 1)
+                raise _Bad(f"key {key!r} is not a string")
+            try:
+                _check(item, depth + 1)
+            except _Bad as bad:
+                bad.path.append(f".{key}")
+                raise
         return
     if t is list:
         for index, item in enumerate(value):
-            _check(item, f"{where}[{index}]", depth + 1)
+            try:
+                _check(item, depth + 1)
+            except _Bad as bad:
+                bad.path.append(f"[{index}]")
+                raise
         return
-    raise JsonDataError(f"{where}: {t.__name__} is not a JSON value")
+    raise _Bad(f"{t.__name__} is not a JSON value")
 
 
 def _reject_constant(name: str) -> Any:
