@@ -36,7 +36,8 @@ USAGE = """Usage: /shadow <action>
   show                print the default Shadow definition
   set FIELD VALUE     change one field of the default definition
   use STARTER         install a starter persona as the default ({starters})
-  config [KEY [VALUE]]  read or change a Shadow Mind setting (VALUE none unsets)
+  config [KEY [VALUE]]  read or change a Shadow Mind setting (VALUE none unsets;
+                      several KEY VALUE pairs change tied settings together)
   help                this text"""
 
 #: Definition fields ``set`` accepts (the file spelling).
@@ -144,11 +145,21 @@ class ShadowCommand:
             return CommandResult.error(f"unknown setting {key!r}; /shadow config lists them")
         if not value_text.strip():
             return CommandResult.ok(f"{key}: {json.dumps(current[key])}")
-        value = parse_value(value_text)
-        op = SettingsOp.unset(key) if value is None else SettingsOp.set(key, value)
-        resolved = await self.host.settings.mutate(SETTINGS_NAMESPACE, [op])
+        pairs = [(key, value_text.strip())]
+        tokens = rest.split()
+        if len(tokens) > 2 and len(tokens) % 2 == 0 and all(t in current for t in tokens[::2]):
+            # several settings at once, for rules that tie fields together
+            pairs = list(zip(tokens[::2], tokens[1::2]))
+        unknown = [k for k, _ in pairs if k not in current]
+        if unknown:
+            return CommandResult.error(f"unknown setting {unknown[0]!r}; /shadow config lists them")
+        ops = []
+        for name, text in pairs:
+            value = parse_value(text)
+            ops.append(SettingsOp.unset(name) if value is None else SettingsOp.set(name, value))
+        resolved = await self.host.settings.mutate(SETTINGS_NAMESPACE, ops)
         shown = settings_view(resolved) if isinstance(resolved, ShadowMindSettings) else {}
-        return CommandResult.ok(f"{key}: {json.dumps(shown.get(key))}")
+        return CommandResult.ok("\n".join(f"{name}: {json.dumps(shown.get(name))}" for name, _ in pairs))
 
 
 def parse_value(text: str) -> Any:

@@ -11,8 +11,11 @@ import attrs
 from hookspecs.errors import ToolArgsError, ToolError
 from hookspecs.values import ApprovalRequest, SettingsOp, ToolDefinition, ToolResult
 
+from hookspecs.errors import SettingsError
+
 from .definitions import DefinitionError
-from .settings import ShadowMindSettings
+from .definitions.patch import apply_patch
+from .settings import ShadowMindSettings, check
 from .views import definition_view, settings_view
 from .vocabulary import SETTINGS_NAMESPACE
 
@@ -142,13 +145,17 @@ class ManagementTools:
         if not args:
             raise ToolArgsError("update_default_shadow requires at least one field to update")
         registry = self._runtime().registry
-        if registry.list().get("default") is None:
-            raise ToolError("the default Shadow (default) does not exist yet; run /shadow show to create it")
+        try:
+            current = registry.default_definition()  # created on first need
+            # validate before asking a person to approve a change that cannot be saved
+            apply_patch(current, args, registry.default_path)
+        except DefinitionError as exc:
+            raise ToolArgsError(exc.reason) from None
         await self._approve(ctx, "update_default_shadow", "Update the default Shadow definition", args)
         try:
             saved = await registry.save_default(args)
         except DefinitionError as exc:
-            raise ToolArgsError(exc.message) from None
+            raise ToolArgsError(exc.reason) from None
         return _result(definition_view(saved))
 
     async def get_shadow_config(self, args: dict[str, Any], ctx: ToolRunContext) -> ToolResult:
@@ -157,10 +164,33 @@ class ManagementTools:
     async def update_shadow_config(self, args: dict[str, Any], ctx: ToolRunContext) -> ToolResult:
         if not args:
             raise ToolArgsError("update_shadow_config requires at least one setting")
+        problems = preview_settings(self._runtime().settings(), args)
+        if problems:
+            raise ToolArgsError(problems)
         await self._approve(ctx, "update_shadow_config", "Update Shadow Mind scheduling configuration", args)
         ops = [SettingsOp.unset(k) if v is None else SettingsOp.set(k, v) for k, v in args.items()]
-        resolved = await self.host.settings.mutate(SETTINGS_NAMESPACE, ops)
+        try:
+            resolved = await self.host.settings.mutate(SETTINGS_NAMESPACE, ops)
+        except SettingsError as exc:
+            raise ToolArgsError(exc.message) from None
         return _result(settings_view(resolved))
+
+
+def preview_settings(current: ShadowMindSettings, patch: dict[str, Any]) -> list[str]:
+    """Problems the patch would cause, found before anyone is asked to approve it.
+
+    ``None`` previews as the field's default (the host's profile layer may differ;
+    the write itself is checked again)."""
+    changes: dict[str, Any] = {}
+    for field in attrs.fields(ShadowMindSettings):
+        if field.name in patch:
+            value = patch[field.name]
+            changes[field.name] = field.default if value is None else (tuple(value) if isinstance(value, list) else value)
+    try:
+        candidate = attrs.evolve(current, **changes)
+    except (TypeError, ValueError) as exc:
+        return [str(exc)]
+    return list(check(candidate))
 
 
 Execute = Callable[[dict[str, Any], Any], Awaitable[ToolResult]]

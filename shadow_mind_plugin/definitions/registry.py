@@ -26,7 +26,7 @@ import builtins
 import os
 import threading
 import time
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any, Final
 
@@ -90,7 +90,14 @@ class ShadowRegistry:
     """Markdown definitions with per-file diagnostics, a stat-based parse
     cache, atomic saves, the holdout sidecar and the JSONL journals."""
 
-    def __init__(self, dsh_home: Path, *, racy_window: float = DEFAULT_RACY_WINDOW_S) -> None:
+    def __init__(
+        self,
+        dsh_home: Path,
+        *,
+        racy_window: float = DEFAULT_RACY_WINDOW_S,
+        scan_interval: float = 0.0,
+        clock: Callable[[], float] | None = None,
+    ) -> None:
         self.root: Final = Path(os.path.abspath(dsh_home)) / ROOT_DIR
         self.log_root: Final = self.root / LOG_DIR
         self.value_loop_path: Final = self.root / VALUE_LOOP_FILE
@@ -105,6 +112,12 @@ class ShadowRegistry:
         self._catalog: tuple[Any, Catalog] | None = None
         self._id_locks: dict[str, trio.Lock] = {}
         self._value_loop_lock = trio.Lock()
+        # a host consults the catalog on every eligible turn; within
+        # ``scan_interval`` seconds of the last scan it reuses the result (hand
+        # edits show up after at most that long; this registry's own writes at once)
+        self._scan_interval = scan_interval
+        self._clock = clock or time.monotonic
+        self._scanned_at: float | None = None
 
     # ------------------------------------------------------------------ reads
 
@@ -117,6 +130,10 @@ class ShadowRegistry:
         Unchanged files are not re-parsed (see :attr:`parse_count`).
         """
         with self._fs_lock:
+            if self._scan_interval > 0 and self._catalog is not None and self._scanned_at is not None:
+                if self._clock() - self._scanned_at < self._scan_interval:
+                    return self._catalog[1]
+            self._scanned_at = self._clock()
             listing = self._scan()
             if listing is None:
                 self._files.clear()
@@ -147,9 +164,15 @@ class ShadowRegistry:
             except FileNotFoundError:
                 pass
             else:
-                raise DefinitionError(f"shadow definition path already exists: {DEFAULT_FILE}")
+                problem = next((d.error for d in catalog.diagnostics if d.path == DEFAULT_FILE), None)
+                detail = f" and is invalid ({problem})" if problem else ""
+                raise DefinitionError(
+                    f"shadow definition path already exists: {DEFAULT_FILE}{detail}; "
+                    f"fix the file or delete it so the default is recreated"
+                )
             text = serialize_definition(default_seed(catalog.legacy))
             write_atomic(self.default_path, text)
+            self._scanned_at = None  # our own write: rescan on the next read
             return parse_definition(text, self.default_path)
 
     def holdout_keys(self, id: str) -> builtins.list[str]:
@@ -207,6 +230,7 @@ class ShadowRegistry:
             holdout = self._current_holdout() or candidate.holdout
             text = serialize_definition(attrs.evolve(candidate, holdout=holdout))
             write_atomic(self.default_path, text)
+            self._scanned_at = None  # our own write: rescan on the next read
         return parse_definition(text, self.default_path)
 
     def _read_default_file(self) -> ShadowDefinition:

@@ -44,10 +44,11 @@ class ReviewEntry:
     refs: tuple[int, ...] = attrs.field(converter=_refs_tuple)
     captured_through_seq: int
     finished_at: str  # ISO 8601, as written at acceptance
+    #: ``"<verdict>:<refs JSON>"``, computed once: detectors compare it many times
+    envelope: str = attrs.field(init=False, eq=False, repr=False)
 
-    @property
-    def envelope(self) -> str:
-        return envelope_key(self.verdict, self.refs)
+    def __attrs_post_init__(self) -> None:
+        object.__setattr__(self, "envelope", envelope_key(self.verdict, self.refs))
 
 
 @attrs.frozen(kw_only=True)

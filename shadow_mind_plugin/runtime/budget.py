@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -45,14 +46,17 @@ class BudgetLedger:
 
     path: Path
     root_hash: str
+    #: without a configured budget nothing depends on the spend surviving a
+    #: restart, so the ledger stays in memory (no file writes on the hot path)
     window_marker: int = -1
     last_user_seq: int | None = None
     spent_chars: int = 0
     debit_ids: list[str] = attrs.field(factory=list)
     error: str | None = None
+    persist: bool = True
 
     @classmethod
-    def load(cls, directory: Path, root_id: str, events: Any, now_iso: str) -> BudgetLedger:
+    def load(cls, directory: Path, root_id: str, events: Any) -> BudgetLedger:
         digest = root_hash(root_id)
         ledger = cls(path=directory / f"{digest}.json", root_hash=digest)
         last_user = last_real_user_seq(events)
@@ -90,7 +94,7 @@ class BudgetLedger:
         ledger.debit_ids = list(debits)
         return ledger
 
-    def debit(self, debit_id: str, chars: int, now_iso: str) -> None:
+    def debit(self, debit_id: str, chars: int, now_iso: Callable[[], str]) -> None:
         """Write the new total first, then count it (a crash never loses spend)."""
         if debit_id in self.debit_ids:
             return
@@ -100,7 +104,7 @@ class BudgetLedger:
         self.spent_chars = spent
         self.debit_ids = debits
 
-    def open_window(self, marker: int, now_iso: str) -> None:
+    def open_window(self, marker: int, now_iso: Callable[[], str]) -> None:
         """Real user input arrived (it will be committed at seq >= ``marker``)."""
         self._write(0, [], None, now_iso, marker=marker)
         self.spent_chars = 0
@@ -109,14 +113,16 @@ class BudgetLedger:
         self.window_marker = marker
         self.error = None
 
-    def mark_user_seq(self, seq: int, now_iso: str) -> None:
+    def mark_user_seq(self, seq: int, now_iso: Callable[[], str]) -> None:
         """The message that opened the window was committed at ``seq``."""
         if self.last_user_seq is not None and seq <= self.last_user_seq:
             return
         self._write(self.spent_chars, self.debit_ids, seq, now_iso)
         self.last_user_seq = seq
 
-    def _write(self, spent: int, debits: list[str], seq: int | None, now_iso: str, *, marker: int | None = None) -> None:
+    def _write(self, spent: int, debits: list[str], seq: int | None, now_iso: Callable[[], str], *, marker: int | None = None) -> None:
+        if not self.persist:
+            return
         payload = {
             "schema_version": SCHEMA_VERSION,
             "root_session_hash": self.root_hash,
@@ -124,7 +130,7 @@ class BudgetLedger:
             "last_user_seq": seq,
             "spent_chars": spent,
             "debit_ids": debits,
-            "updated_at": now_iso,
+            "updated_at": now_iso(),
         }
         write_atomic(self.path, json.dumps(payload, separators=(",", ":")) + "\n")
 

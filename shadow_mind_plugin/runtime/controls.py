@@ -23,7 +23,9 @@ class ShadowControlError(DshError):
 
 def assert_root(agent: Agent) -> None:
     if not agent.is_root:
-        raise ShadowControlError("Shadow Mind controls are available only on root agents")
+        raise ShadowControlError(
+            "Shadow Mind controls are available only on root agents; run /shadow in the main session"
+        )
 
 
 def status(rt: ShadowRuntime, agent: Agent) -> dict[str, Any]:
@@ -138,10 +140,10 @@ def review_now(rt: ShadowRuntime, agent: Agent) -> list[RunEntry]:
     state = rt.owner(agent)
     if state is None:
         raise ShadowControlError("Shadow Mind is stopping; no review can start")
-    if agent.session.seq == 0:
-        raise ShadowControlError("this session has no events to review yet")
+    seq = latest_reviewable_seq(agent)
+    if seq is None:
+        raise ShadowControlError("this session has no events to review yet; send a message first")
     definition = rt.registry.default_definition()
-    seq = agent.session.seq - 1
     cycle = state.cycle_for(seq)
     for turn in list(state.pending):
         if turn.seq == seq:
@@ -153,6 +155,15 @@ def review_now(rt: ShadowRuntime, agent: Agent) -> list[RunEntry]:
             raise ShadowControlError(f"Shadow {definition.id} is already running; wait for it or /shadow pause")
         raise ShadowControlError("the Shadow review could not be admitted for this session")
     return [entry]
+
+
+def latest_reviewable_seq(agent: Agent) -> int | None:
+    """The newest event that is not a slash command's own bookkeeping."""
+    events = agent.session.events
+    for index in range(len(events) - 1, -1, -1):
+        if events[index].type not in ("command/run", "command/done"):
+            return events[index].seq
+    return None
 
 
 def active_entries(state: OwnerState) -> list[RunEntry]:

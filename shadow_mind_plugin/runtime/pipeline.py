@@ -17,7 +17,7 @@ from hookspecs.values import Capabilities, SubagentRequest, TextBlock, ToolFilte
 
 from ..contract import OUTPUT_SCHEMA, narrow_output
 from ..governance.holdout import redact
-from ..governance.safe_errors import safe_error
+from ..governance.safe_errors import safe_error, sanitize
 from ..prompt import build_prompt
 from ..routes import model_selection, root_route
 from ..tokens import prompt_token_budget
@@ -237,7 +237,7 @@ def decide_outcome(
             Phase.FAILED,
             stage=Stage.RUN,
             reason=code,
-            error={"name": "ProviderStop", "message": result.diagnostic or f"Subagent stopped with {stop}"},
+            error={"name": "ProviderStop", "message": sanitize(result.diagnostic or f"Subagent stopped with {stop}")},
             **extra,
         )
         return
@@ -270,13 +270,13 @@ def decide_outcome(
                 entry,
                 "non-report-body-discarded",
                 status=str(output.status),
-                discardedBodyChars=u16len(body),
-                discardedBodyHash=hashlib.sha256(body.encode("utf-8")).hexdigest(),
+                discarded_body_chars=u16len(body),
+                discarded_body_hash=hashlib.sha256(body.encode("utf-8")).hexdigest(),
             )
         rt.finish_run(entry, Phase(str(output.status)), stage=Stage.VALIDATE, **extra)
         return
-    # h: liveness
-    if not rt.accepts(entry.owner, entry.epoch):
+    # h: liveness (a forced review or retry was asked for explicitly: pause does not apply)
+    if not rt.accepts(entry.owner, entry.epoch, manual=entry.manual):
         cancellation = entry.cancellation
         rt.finish_run(
             entry,
@@ -319,6 +319,7 @@ def decide_outcome(
         refs=tuple(output.refs),
         severity=output.severity,
         holdout_keys=keys,
+        manual=entry.manual,
     )
     view.verdict = str(output.verdict)
     view.refs = tuple(output.refs)

@@ -36,6 +36,8 @@ class PendingReport:
     refs: tuple[int, ...]
     severity: float | None = None
     holdout_keys: tuple[str, ...] = ()
+    #: asked for explicitly (``/shadow new``, retry): relayed even while paused
+    manual: bool = False
 
     def provenance(self) -> dict[str, Any]:
         out: dict[str, Any] = {

@@ -57,13 +57,15 @@ if TYPE_CHECKING:
 CANCEL_GRACE_SECONDS = 30.0
 #: How long ``dispose()`` may take.
 DISPOSE_SECONDS = 30.0
+#: Eligible turns reuse the definition catalog scanned within this many seconds.
+CATALOG_SCAN_SECONDS = 1.0
 
 
 class ShadowRuntime:
     def __init__(self, host: Host, *, logger: logging.Logger | None = None) -> None:
         self.host = host
         self.logger = logger or logging.getLogger("shadow_mind")
-        self.registry = ShadowRegistry(host.paths.dsh_home)
+        self.registry = ShadowRegistry(host.paths.dsh_home, scan_interval=CATALOG_SCAN_SECONDS, clock=trio.current_time)
         self.journal = Journal(self.registry, self.logger)
         self.governance_dir = self.registry.root / "governance"
         self.owners: dict[str, OwnerState] = {}
@@ -73,6 +75,7 @@ class ShadowRuntime:
         #: observers of settlements (tests, diagnostics): ``fn(entry)``
         self.settle_listeners: list[Callable[[RunEntry], None]] = []
         self._provider_disposer: Callable[[], None] | None = None
+        self._logged_catalog: Any = None
 
     # --- settings and provider ------------------------------------------------------------
 
@@ -113,7 +116,7 @@ class ShadowRuntime:
                 logger=self.logger,
             )
             state.extras["projector"] = IncrementalProjector()
-            ledger = BudgetLedger.load(self.governance_dir, agent.id, agent.session.events, iso(self.now()))
+            ledger = BudgetLedger.load(self.governance_dir, agent.id, agent.session.events)
             state.extras["ledger"] = ledger
             state.spent_chars = ledger.spent_chars
             if ledger.error:
@@ -127,11 +130,13 @@ class ShadowRuntime:
             return None
         return agent
 
-    def accepts(self, state: OwnerState, epoch: int) -> bool:
-        """Whether work admitted at ``epoch`` may still proceed."""
+    def accepts(self, state: OwnerState, epoch: int, *, manual: bool = False) -> bool:
+        """Whether work admitted at ``epoch`` may still proceed. Pausing advances
+        the epoch, so work from before a pause never passes; ``manual`` work
+        started while paused does."""
         return (
             not self.stopped
-            and not state.paused
+            and (manual or not state.paused)
             and state.epoch == epoch
             and not state.released
             and self.host.agents.get(state.root_id) is state.root
@@ -152,6 +157,9 @@ class ShadowRuntime:
     def now(self) -> float:
         return self.host.clock.now()
 
+    def _iso_now(self) -> str:
+        return iso(self.now())
+
     # --- hook entry points -----------------------------------------------------------------
 
     def on_inbox(self, agent: Agent, change: str, message: Any) -> None:
@@ -166,10 +174,10 @@ class ShadowRuntime:
         self.cancel_owner(state, ReasonCode.USER_MESSAGE_RECEIVED, CancellationSource.USER_INPUT)
 
     def on_session_event(self, session: Session, event: SessionEvent) -> None:
-        if self.stopped or not session.header.is_root:
-            return
-        etype = event.type
+        etype = event.type  # most events are neither: leave on the cheapest test
         if etype != EventTypes.TURN_END and etype != EventTypes.USER_MESSAGE:
+            return
+        if self.stopped or not session.header.is_root:
             return
         agent = self.live_root(session.id)
         if agent is None:
@@ -197,7 +205,7 @@ class ShadowRuntime:
         if kind != "completed" or not turn_used_tools(session, event):
             return
         state = state or self.owner(agent)
-        if state is None or state.paused:
+        if state is None or state.paused or not self._may_review():
             return
         cycle = state.cycle_for(event.seq)
         cycle.scheduling = True
@@ -256,8 +264,19 @@ class ShadowRuntime:
         finally:
             self.update_card(state, cycle)
 
+    def _may_review(self) -> bool:
+        """Cheap pre-check: a disabled or never-rolling default creates no cycle,
+        card or task (a missing or broken default goes through scheduling, which
+        creates or reports it)."""
+        default = self.registry.list().get(DEFAULT_SHADOW_ID)
+        return default is None or (default.enabled and default.activation_probability > 0)
+
     def log_catalog_diagnostics(self) -> None:
-        for diagnostic in self.registry.list().diagnostics:
+        catalog = self.registry.list()
+        if catalog is self._logged_catalog:
+            return  # unchanged (the registry caches by file stamps): do not repeat warnings
+        self._logged_catalog = catalog
+        for diagnostic in catalog.diagnostics:
             self.logger.warning("dsh-shadow-mind: ignored definition %s: %s", diagnostic.path, diagnostic.error)
 
     def _try_schedule(self, state: OwnerState, cycle: Cycle, epoch: int, seq: int) -> bool:
@@ -522,7 +541,7 @@ class ShadowRuntime:
         current: list[PendingReport] = []
         for report in reports:
             entry = entries.get(report.run_id)
-            if report.epoch != state.epoch or state.paused:
+            if report.epoch != state.epoch or (state.paused and not report.manual):
                 if entry is not None:
                     self._abort_at_relay(
                         entry, Cancellation(reason=ReasonCode.STALE_EPOCH, source=CancellationSource.RUNTIME)
@@ -559,12 +578,20 @@ class ShadowRuntime:
     def dispose_seconds(self) -> float:
         return DISPOSE_SECONDS
 
+    def _ledger(self, state: OwnerState) -> BudgetLedger | None:
+        """The root's ledger, persisting only while a budget is configured."""
+        ledger: BudgetLedger | None = state.extras.get("ledger")
+        if ledger is not None:
+            s = self.settings()
+            ledger.persist = s.sessionShadowHardBudgetChars is not None or s.sessionShadowSoftBudgetChars is not None
+        return ledger
+
     def spend(self, state: OwnerState, chars: int, entry: RunEntry, kind: str) -> None:
         """Count characters against the session budget, write-ahead when persisted."""
-        ledger: BudgetLedger | None = state.extras.get("ledger")
+        ledger = self._ledger(state)
         if ledger is not None and ledger.error is None:
             try:
-                ledger.debit(f"{entry.view.run_id}:{kind}", chars, iso(self.now()))
+                ledger.debit(f"{entry.view.run_id}:{kind}", chars, self._iso_now)
             except OSError as exc:
                 ledger.error = f"the Shadow budget state could not be written ({type(exc).__name__})"
                 self.logger.warning("dsh-shadow-mind: %s", ledger.error)
@@ -572,10 +599,10 @@ class ShadowRuntime:
 
     def commit_user_window(self, state: OwnerState, seq: int) -> None:
         """The real user message that opened the budget window was committed."""
-        ledger: BudgetLedger | None = state.extras.get("ledger")
+        ledger = self._ledger(state)
         if ledger is not None and ledger.error is None:
             try:
-                ledger.mark_user_seq(seq, iso(self.now()))
+                ledger.mark_user_seq(seq, self._iso_now)
             except OSError as exc:
                 ledger.error = f"the Shadow budget state could not be written ({type(exc).__name__})"
 
@@ -596,7 +623,7 @@ class ShadowRuntime:
         view = entry.view
         self.journal.write(
             definition.id,
-            {
+            redact_value({
                 "event": "quality-metadata",
                 "time": iso(self.now()),
                 "run_id": view.run_id,
@@ -617,7 +644,7 @@ class ShadowRuntime:
                 "route": view.route,
                 "budget_tier": str(entry.budget_tier),
                 "reasoning_effort": entry.escalated_effort or definition.reasoning_effort,
-            },
+            }, entry.holdout_keys),  # type: ignore[arg-type]
         )
 
     def debug_quality(self, entry: RunEntry, **fields: Any) -> None:
@@ -635,10 +662,10 @@ class ShadowRuntime:
         state.cooldowns.clear()
         state.pending_escalations.clear()
         state.spent_chars = 0
-        ledger: BudgetLedger | None = state.extras.get("ledger")
+        ledger = self._ledger(state)
         if ledger is not None:
             try:
-                ledger.open_window(state.root.session.seq, iso(self.now()))
+                ledger.open_window(state.root.session.seq, self._iso_now)
             except OSError as exc:
                 ledger.error = f"the Shadow budget state could not be written ({type(exc).__name__})"
         state.extras.pop("review_window", None)
@@ -694,7 +721,7 @@ class ShadowRuntime:
                 "captured_through_seq": entry.view.captured_through_seq,
                 **extra,
             }
-        self.journal.write(entry.definition.id, record)
+        self.journal.write(entry.definition.id, redact_value(record, entry.holdout_keys))  # type: ignore[arg-type]
 
     def update_card(self, state: OwnerState, cycle: Cycle) -> None:
         """Refresh the process-local card anchored at the cycle's watermark."""

@@ -550,7 +550,9 @@ def test_invalid_default_refuses_creation(registry: ShadowRegistry, tmp_path: Pa
     before = path.read_bytes()
     with pytest.raises(DefinitionError) as info:
         registry.default_definition()
-    assert info.value.reason == "shadow definition path already exists: default.md"
+    assert info.value.reason.startswith("shadow definition path already exists: default.md and is invalid (")
+    assert "enabled must be a boolean" in info.value.reason
+    assert "delete it" in info.value.reason
     assert str(tmp_path) not in str(info.value)
     assert path.read_bytes() == before
 

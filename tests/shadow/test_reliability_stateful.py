@@ -274,10 +274,11 @@ async def program_run(home: Path, actions: list[tuple[str, Any]], behaviours: li
                 await step(host, runtime, root, kind, arg, model)
                 check(runtime, root, model)
             await trio.sleep(1)
-            state = runtime.owners.get(root.id)
-            model.restart_spend = state.spent_chars if state is not None else model.restart_spend
-            if state is not None:
-                model.spend_window = (model.spend_window[0], state.spent_chars)
+            final_state = runtime.owners.get(root.id)
+        # teardown may still settle (and debit) in-flight work: read the spend after it
+        if final_state is not None:
+            model.restart_spend = final_state.spent_chars
+            model.spend_window = (model.spend_window[0], final_state.spent_chars)
         # after teardown of this host: everything admitted settled exactly once
         for run_id in model.admitted:
             count = model.settle_counts[run_id]
