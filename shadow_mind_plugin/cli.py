@@ -32,6 +32,7 @@ from typing import Any
 
 from hookspecs.fsutil import write_atomic
 
+from .runtime.journal import LIFECYCLE_EVENTS
 from .vocabulary import REPORT_SOURCE_KIND
 
 ROOT_DIR = "shadow-minds"
@@ -41,18 +42,6 @@ SESSIONS_DIR = "sessions"
 SESSION_FILE = "session.jsonl"
 CHILD_LABEL_PREFIX = "shadow:"
 JOURNAL_SCHEMA_VERSION = 1
-#: the lifecycle events of ``runtime/journal.py`` (kept in sync by a test)
-LIFECYCLE_EVENTS = frozenset(
-    {
-        "run-admitted",
-        "child-started",
-        "run-cancellation-requested",
-        "run-finished",
-        "report-delivered",
-        "report-delivery-failed",
-        "report-delivery-discarded",
-    }
-)
 LIFECYCLE_FIELDS = (
     "schema_version",
     "time",

@@ -13,7 +13,7 @@ from hookspecs.errors import DshError
 
 from ..scrub import scrub_text
 from .chat import add_chat_parser, run_chat
-from .common import EXIT_USAGE, add_profile_arguments, dsh_home, load_profile, setup_logging
+from .common import EXIT_USAGE, add_profile_arguments, dsh_home, load_profile, setup_logging, single_dsh_error
 from .inspect import dump, plugins_list, sessions_list, sessions_show
 from .run import add_run_parser, run_prompt
 
@@ -110,25 +110,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 130
     except BaseExceptionGroup as group:
         # trio wraps errors raised inside the host's task groups
-        error = _single_dsh_error(group)
+        error = single_dsh_error(group)
         if error is None:
             raise
         print(f"harness: {error}", file=sys.stderr)
         return EXIT_USAGE
     parser.print_help()
     return EXIT_USAGE
-
-
-def _single_dsh_error(group: BaseExceptionGroup) -> DshError | None:
-    """The one DshError a (nested) exception group carries, if that is all it carries."""
-    leaves: list[BaseException] = []
-    stack: list[BaseException] = [group]
-    while stack:
-        current = stack.pop()
-        if isinstance(current, BaseExceptionGroup):
-            stack.extend(current.exceptions)
-        else:
-            leaves.append(current)
-    if len(leaves) == 1 and isinstance(leaves[0], DshError):
-        return leaves[0]
-    return None

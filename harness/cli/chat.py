@@ -27,7 +27,6 @@ import trio
 
 from hookspecs import hookimpl
 from hookspecs.errors import DshError
-from hookspecs.protocols import CreateAgentOptions
 from hookspecs.values import AgentOptions, CancelCause, CancelToken, EventTypes, SessionEvent, create_user_message
 
 from ..commands import parse_command
@@ -35,8 +34,9 @@ from ..host import HarnessHost, open_host
 from ..profiles import ProfileRow
 from .approver import TerminalApprover
 from .chat_input import LineReader, open_line_source, preserved_terminal
+from .common import single_dsh_error
 from .render import LiveRenderer, Style, render_events
-from .run import agent_options, drain
+from .run import agent_options, attach_root, drain
 
 RED = "\x1b[31m"
 RESET = "\x1b[0m"
@@ -216,22 +216,11 @@ async def run_chat(
     except BaseExceptionGroup as group:
         # the host's nurseries wrap errors; a lone DshError (an unknown --session)
         # is a usage error for ``main`` to print, not a traceback
-        lone = _lone_dsh_error(group)
+        lone = single_dsh_error(group)
         if lone is None:
             raise
         raise lone from None
 
-
-def _lone_dsh_error(group: BaseExceptionGroup[BaseException]) -> DshError | None:
-    leaves: list[BaseException] = []
-    pending: list[BaseException] = [group]
-    while pending:
-        exc = pending.pop()
-        if isinstance(exc, BaseExceptionGroup):
-            pending.extend(exc.exceptions)
-        else:
-            leaves.append(exc)
-    return leaves[0] if len(leaves) == 1 and isinstance(leaves[0], DshError) else None
 
 
 async def _chat(
@@ -252,13 +241,8 @@ async def _chat(
         plugins = [("console", renderer), ("chat-approver", approver)]
         async with open_host(rows=rows, dsh_home=home, cwd=cwd, headless=False, extra_plugins=plugins) as host:
             reader.source = open_line_source(stdin, out, [c.name for c in host.commands.list()])
-            if args.session:
-                handle = await host.agents.resume(args.session, agent_options=options)
-            else:
-                handle = await host.agents.create(CreateAgentOptions(cwd=str(cwd), agent_options=options))
+            handle, unsubscribe = await attach_root(host, args.session, cwd, options, renderer)
             agent = handle.agent
-            renderer.watch(agent.id)
-            unsubscribe = host.client.subscribe(lambda item: renderer.client_item(item, host.client.render))
             style = renderer.style
             renderer.line(
                 style.bold("harness chat")

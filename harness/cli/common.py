@@ -9,6 +9,8 @@ import sys
 from collections.abc import Mapping
 from pathlib import Path
 
+from hookspecs.errors import DshError
+
 from harness.paths import resolve_dsh_home
 from harness.profiles import ComposedProfile, compose_profile
 from harness.profiles.compose import PROFILES_DIR
@@ -68,3 +70,19 @@ def add_profile_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--patch", metavar="FILE", action="append", help="extra profile patch layer (repeatable, applied last)"
     )
+
+
+def single_dsh_error(group: BaseExceptionGroup[BaseException]) -> DshError | None:
+    """The one :class:`DshError` a (nested) exception group carries, if that is all
+    it carries. trio wraps errors raised inside the host's task groups; a lone
+    usage error (an unknown ``--session``) should print as a message, not a
+    traceback."""
+    leaves: list[BaseException] = []
+    pending: list[BaseException] = [group]
+    while pending:
+        current = pending.pop()
+        if isinstance(current, BaseExceptionGroup):
+            pending.extend(current.exceptions)
+        else:
+            leaves.append(current)
+    return leaves[0] if len(leaves) == 1 and isinstance(leaves[0], DshError) else None

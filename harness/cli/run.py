@@ -7,6 +7,7 @@ import json
 import signal
 import sys
 from pathlib import Path
+from collections.abc import Callable
 from typing import Any
 
 import trio
@@ -30,6 +31,21 @@ def agent_options(model: str | None) -> AgentOptions:
     except ValueError as exc:
         raise DshError(str(exc), code="USAGE") from None
     return AgentOptions(provider=provider, model=name)
+
+
+async def attach_root(
+    host: HarnessHost, session_id: str | None, cwd: Path, options: AgentOptions, renderer: LiveRenderer
+) -> tuple[Any, Callable[[], None]]:
+    """Resume ``session_id`` (or create a root in ``cwd``), show it through
+    ``renderer`` and forward the client's cards and notices; returns the handle
+    and the unsubscriber for the client feed."""
+    if session_id:
+        handle = await host.agents.resume(session_id, agent_options=options)
+    else:
+        handle = await host.agents.create(CreateAgentOptions(cwd=str(cwd), agent_options=options))
+    renderer.watch(handle.agent.id)
+    unsubscribe = host.client.subscribe(lambda item: renderer.client_item(item, host.client.render))
+    return handle, unsubscribe
 
 
 async def drain(host: HarnessHost, agent: Any) -> None:
@@ -68,13 +84,8 @@ async def run_prompt(
     options = agent_options(args.model)
     renderer = LiveRenderer(sys.stderr if args.json else out, show_reasoning=args.show_reasoning)
     async with open_host(rows=rows, dsh_home=home, cwd=cwd, headless=True, extra_plugins=[("console", renderer)]) as host:
-        if args.session:
-            handle = await host.agents.resume(args.session, agent_options=options)
-        else:
-            handle = await host.agents.create(CreateAgentOptions(cwd=str(cwd), agent_options=options))
+        handle, unsubscribe = await attach_root(host, args.session, cwd, options, renderer)
         agent = handle.agent
-        renderer.watch(agent.id)
-        unsubscribe = host.client.subscribe(lambda item: renderer.client_item(item, host.client.render))
         start = agent.session.seq
         try:
             async with trio.open_nursery() as nursery:

@@ -18,7 +18,6 @@ import trio
 from hookspecs.values import create_user_message
 
 from shadow_mind_plugin import cli
-from shadow_mind_plugin.runtime.journal import LIFECYCLE_EVENTS
 
 from .helpers import new_root, settle, shadow_host, write_definition
 
@@ -136,10 +135,6 @@ def test_fixture_wrote_journals_and_value_loop(world: dict[str, Any]) -> None:
     assert events[0] == "run-admitted" and "run-finished" in events and "quality-metadata" in events
     (loop,) = [json.loads(line) for line in (home / "shadow-minds" / "value-loop.jsonl").read_text().splitlines()]
     assert loop["run_id"] == world["run"] and loop["classification"] == "challenge_adopted"
-
-
-def test_lifecycle_vocabulary_matches_the_runtime() -> None:
-    assert cli.LIFECYCLE_EVENTS == LIFECYCLE_EVENTS
 
 
 # --- trace ----------------------------------------------------------------------------------
