@@ -34,6 +34,10 @@ class HookRunner:
         self._spawn = spawn
         # id(plugin object) -> agent id it is scoped to
         self._scoped: dict[int, str] = {}
+        # (hook, scope) -> implementations, valid while the manager's registration
+        # generation is unchanged (managers without one are never cached)
+        self._cache: dict[tuple[str, str | None], list[pluggy.HookImpl]] = {}
+        self._cache_generation = -1
 
     # --- scoped plugins ------------------------------------------------------------
 
@@ -57,6 +61,20 @@ class HookRunner:
 
     def impls(self, hook: str, scope: str | None) -> list[pluggy.HookImpl]:
         """Implementations of ``hook`` in call order, filtered by agent scope."""
+        generation = getattr(self.pm, "generation", None)
+        if generation is not None:
+            if generation != self._cache_generation:
+                self._cache.clear()
+                self._cache_generation = generation
+            cached = self._cache.get((hook, scope))
+            if cached is not None:
+                return cached
+        found_impls = self._collect(hook, scope)
+        if generation is not None:
+            self._cache[(hook, scope)] = found_impls
+        return found_impls
+
+    def _collect(self, hook: str, scope: str | None) -> list[pluggy.HookImpl]:
         caller = getattr(self.pm.hook, hook)
         found = caller.get_hookimpls()
         scoped = self._scoped

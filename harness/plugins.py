@@ -62,9 +62,26 @@ class LoadedPlugin:
     hooks: tuple[str, ...] = ()
 
 
+class DshPluginManager(pluggy.PluginManager):
+    """A pluggy manager that counts registrations, so the host's hook runner can
+    cache implementation lists between changes (hooks fire on every event)."""
+
+    generation: int = 0
+
+    def register(self, plugin: object, name: str | None = None) -> str | None:
+        result = super().register(plugin, name)
+        self.generation += 1
+        return result
+
+    def unregister(self, plugin: object | None = None, name: str | None = None) -> Any:
+        result = super().unregister(plugin, name)
+        self.generation += 1
+        return result
+
+
 def make_plugin_manager() -> pluggy.PluginManager:
     """A fresh ``PluginManager("dsh")`` with every hookspec module; no plugins."""
-    pm = pluggy.PluginManager(PROJECT_NAME)
+    pm = DshPluginManager(PROJECT_NAME)
     for module in hookspecs.SPEC_MODULES:
         pm.add_hookspecs(module)
     return pm

@@ -46,10 +46,13 @@ class ToolDefinition:
     root_only: bool = False
     read_only: bool = False
     timeout_seconds: float | None = None
+    #: what the model is shown; built once (it is sent with every request)
+    schema: ToolSchema = attrs.field(init=False, eq=False, repr=False)
 
-    @property
-    def schema(self) -> ToolSchema:
-        return ToolSchema(name=self.name, description=self.description, parameters=self.parameters)
+    def __attrs_post_init__(self) -> None:
+        object.__setattr__(
+            self, "schema", ToolSchema(name=self.name, description=self.description, parameters=self.parameters)
+        )
 
 
 @attrs.frozen(kw_only=True)

@@ -106,7 +106,9 @@ class ShadowRuntime:
     def owner(self, agent: Agent, *, create: bool = True) -> OwnerState | None:
         state = self.owners.get(agent.id)
         if state is not None and state.root is not agent:
-            state = None if not create else state
+            # the same session driven by a new agent (resumed): the old state is
+            # being released; the new agent gets its own
+            state = None
         if state is None and create and not self.stopped:
             state = OwnerState(root=agent, batcher=None)  # type: ignore[arg-type]
             state.batcher = ReportBatcher(
@@ -573,7 +575,7 @@ class ShadowRuntime:
                 self.finish_run(entry, Phase.REPORT, stage=Stage.RELAY, relayed=True)
                 self.debug(entry, "report-delivered")
 
-    # --- governance hooks (filled in by the governance path) -----------------------------------
+    # --- governance: budgets, journals, coordination, value loop -------------------------------
 
     def dispose_seconds(self) -> float:
         return DISPOSE_SECONDS
