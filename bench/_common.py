@@ -29,7 +29,7 @@ import statistics
 import sys
 import tempfile
 import time
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Awaitable, Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -257,3 +257,24 @@ def profile(fn: Callable[[], object], *, top: int = 25, sort: str = "cumulative"
     fn()
     prof.disable()
     pstats.Stats(prof).strip_dirs().sort_stats(sort).print_stats(top)
+
+
+def profiled(fn: Callable[..., Awaitable[object]], *, top: int = 30, focus: str | None = None) -> Callable[..., Awaitable[None]]:
+    """Wrap an async ``fn`` so one call runs under cProfile and prints its stats:
+    by internal time, and (``focus``) the cumulative rows of matching modules."""
+
+    async def wrapper(*args: object) -> None:
+        import cProfile
+        import pstats
+
+        prof = cProfile.Profile()
+        prof.enable()
+        await fn(*args)
+        prof.disable()
+        print(f"\n--- profile of {getattr(fn, '__name__', fn)} ---")
+        stats = pstats.Stats(prof).strip_dirs()
+        if focus:
+            stats.sort_stats("cumulative").print_stats(focus, top)
+        stats.sort_stats("tottime").print_stats(top)
+
+    return wrapper

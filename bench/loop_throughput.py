@@ -44,7 +44,7 @@ import trio
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from _common import compare, temp_dsh_home, verdict  # noqa: E402
+from _common import profiled, compare, temp_dsh_home, verdict  # noqa: E402
 
 from hookspecs import hookimpl  # noqa: E402
 from hookspecs.protocols import CreateAgentOptions  # noqa: E402
@@ -161,7 +161,7 @@ async def run(args: argparse.Namespace, root: Path, home: Path) -> None:
     async with running(root / "home-bare", work, False) as bare, running(home, work, not args.aa) as observed:
         if args.profile:
             await bare.block(args.block)  # same warm-up as a comparison
-            profile_async = _profiled(observed.block)
+            profile_async = profiled(observed.block)
             await profile_async(args.block * args.reps)
             return
 
@@ -195,19 +195,6 @@ async def run(args: argparse.Namespace, root: Path, home: Path) -> None:
         f"\n{label}/bare wall ratio     {b_wall / a_wall:.3f} (informational: includes fsync and thread wake-ups)"
     )
 
-
-def _profiled(fn: Any) -> Any:
-    async def wrapper(*args: Any) -> None:
-        import cProfile
-        import pstats
-
-        prof = cProfile.Profile()
-        prof.enable()
-        await fn(*args)
-        prof.disable()
-        pstats.Stats(prof).strip_dirs().sort_stats("tottime").print_stats(40)
-
-    return wrapper
 
 
 def main() -> None:

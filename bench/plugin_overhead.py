@@ -54,7 +54,7 @@ import trio
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from _common import compare_many, temp_dsh_home, verdict  # noqa: E402
+from _common import profiled, compare_many, temp_dsh_home, verdict  # noqa: E402
 from _scripted import AdapterPlugin, RoutedAdapter  # noqa: E402
 
 from hookspecs.protocols import CreateAgentOptions  # noqa: E402
@@ -199,7 +199,7 @@ async def run(args: argparse.Namespace, root: Path, home: Path) -> None:
         if args.profile:
             for runner in runners:
                 await runner.block(args.block)
-            await _profiled(shadow.block)(args.block * args.reps)
+            await profiled_focus(shadow.block)(args.block * args.reps)
             return
 
         def variant(runner: Runner) -> Any:
@@ -243,21 +243,6 @@ async def run(args: argparse.Namespace, root: Path, home: Path) -> None:
         print(f"  runtime only / absent CPU ratio    {r.ratio:.3f} (informational)")
 
 
-def _profiled(fn: Any) -> Any:
-    async def wrapper(*args: Any) -> None:
-        import cProfile
-        import pstats
-
-        prof = cProfile.Profile()
-        prof.enable()
-        await fn(*args)
-        prof.disable()
-        stats = pstats.Stats(prof)
-        stats.sort_stats("cumulative").print_stats("shadow_mind_plugin", 30)
-        stats.sort_stats("tottime").print_stats(25)
-
-    return wrapper
-
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
@@ -275,3 +260,7 @@ def main() -> None:
 
 if __name__ == "__main__":
     main()
+
+
+def profiled_focus(fn: Any) -> Any:
+    return profiled(fn, focus="shadow_mind_plugin")

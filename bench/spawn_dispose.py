@@ -41,7 +41,7 @@ import trio
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from _common import compare, compare_many, temp_dsh_home  # noqa: E402
+from _common import profiled, compare, compare_many, temp_dsh_home  # noqa: E402
 from _scripted import AdapterPlugin, RoutedAdapter  # noqa: E402
 
 from hookspecs.protocols import CreateAgentOptions  # noqa: E402
@@ -164,8 +164,8 @@ async def run(args: argparse.Namespace, root: Path) -> None:
     (work / "notes.txt").write_text("there are 3 files\nin the project folder\n")
     async with running(root / "home-spawn", work, SPAWN_SCRIPT) as spawn, running(root / "home-read", work, READ_SCRIPT) as read:
         if args.profile:
-            await _profiled(spawn.spawn_block)(args.children * 4)
-            await _profiled(spawn.turn_block)(args.block * 4)
+            await profiled(spawn.spawn_block)(args.children * 4)
+            await profiled(spawn.turn_block)(args.block * 4)
             return
 
         print(f"DSH_HOME under {root}")
@@ -213,20 +213,6 @@ async def run(args: argparse.Namespace, root: Path) -> None:
             f"the child adds {(per_spawn - per_read) * 1e3:.2f} ms)  (informational, no target)"
         )
 
-
-def _profiled(fn: Any) -> Any:
-    async def wrapper(*args: Any) -> None:
-        import cProfile
-        import pstats
-
-        prof = cProfile.Profile()
-        prof.enable()
-        await fn(*args)
-        prof.disable()
-        print(f"\n--- profile of {fn.__name__}{args} ---")
-        pstats.Stats(prof).strip_dirs().sort_stats("tottime").print_stats(30)
-
-    return wrapper
 
 
 def main() -> None:
