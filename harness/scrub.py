@@ -1,4 +1,10 @@
-"""Scrubbing secrets and absolute paths out of text that reaches logs and events."""
+"""Scrubbing secrets and absolute paths out of text that reaches logs and events.
+
+The plugin has its own scrubber (``shadow_mind_plugin.governance.safe_errors``)
+that follows the reference system's JavaScript regex semantics exactly; this
+one is the host's policy (it also hides ``password=...``). The layering rule
+keeps the two packages from sharing code.
+"""
 
 from __future__ import annotations
 
@@ -13,7 +19,9 @@ _RULES: tuple[tuple[re.Pattern[str], str], ...] = (
     (re.compile(r"\b(?:api[_-]?key|authorization|token|secret|password)\b\s*[:=]\s*[^\s,;]+", re.IGNORECASE), "[credential]"),
     (re.compile(r"([\"'])[A-Za-z]:[\\/][\s\S]*?\1"), "[absolute-path]"),
     (re.compile(r"\b[A-Za-z]:[\\/][^\s\"'<>|]*"), "[absolute-path]"),
-    (re.compile(r"([\"'])/(?:[^\r\n\"']+/)*[^\r\n\"']*\1"), "[absolute-path]"),
+    # a quoted POSIX path; written without nested quantifiers (the nested form
+    # matches the same spans but backtracks exponentially on an unclosed quote)
+    (re.compile(r"([\"'])/[^\r\n\"']*\1"), "[absolute-path]"),
     (re.compile(r"(^|[\s(\"'=])/(?:[^\s/\"'<>]+/)+[^\s\"'<>]*"), r"\1[absolute-path]"),
 )
 
