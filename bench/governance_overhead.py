@@ -203,7 +203,7 @@ def build_entries(rt: ShadowRuntime, state: OwnerState, n: int, watermark: int) 
 
 def use_ledger(state: OwnerState, directory: Path, root_id: str, rt: ShadowRuntime) -> BudgetLedger:
     ledger = BudgetLedger.load(directory, root_id, state.root.session.events)
-    state.extras["ledger"] = ledger
+    state.ledger = ledger
     return ledger
 
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from ..governance.ladder import stagnation_action
-from ..governance.review_window import ReviewEntry, ReviewWindow, ReviewWindowOptions
+from ..governance.review_window import ReviewEntry, ReviewWindowOptions
 from ..vocabulary import StagnationPattern
 from .clock import iso
 from .state import Cooldown
@@ -15,14 +15,6 @@ if TYPE_CHECKING:
     from ..settings import ShadowMindSettings
     from .runtime import ShadowRuntime
     from .state import OwnerState, RunEntry
-
-
-def window_of(state: OwnerState) -> ReviewWindow:
-    window = state.extras.get("review_window")
-    if window is None:
-        window = ReviewWindow()
-        state.extras["review_window"] = window
-    return window
 
 
 def options_of(settings: ShadowMindSettings) -> ReviewWindowOptions:
@@ -36,8 +28,7 @@ def options_of(settings: ShadowMindSettings) -> ReviewWindowOptions:
 
 
 def decay_factor(state: OwnerState, shadow_id: str) -> float:
-    window = state.extras.get("review_window")
-    return window.decay_factor(shadow_id) if window is not None else 1.0
+    return state.review_window.decay_factor(shadow_id)
 
 
 def record_review(rt: ShadowRuntime, entry: RunEntry, verdict: str, refs: tuple[int, ...]) -> None:
@@ -45,7 +36,7 @@ def record_review(rt: ShadowRuntime, entry: RunEntry, verdict: str, refs: tuple[
     settings = rt.settings()
     state = entry.owner
     shadow_id = entry.definition.id
-    window = window_of(state)
+    window = state.review_window
     window.record(
         ReviewEntry(
             shadow_id=shadow_id,
@@ -88,9 +79,6 @@ def on_degenerate_output(rt: ShadowRuntime, entry: RunEntry) -> None:
 
 
 def recent_reviews(state: OwnerState) -> list[dict[str, Any]]:
-    window = state.extras.get("review_window")
-    if window is None:
-        return []
     return [
         {
             "shadow_id": e.shadow_id,
@@ -100,5 +88,5 @@ def recent_reviews(state: OwnerState) -> list[dict[str, Any]]:
             "captured_through_seq": e.captured_through_seq,
             "finished_at": e.finished_at,
         }
-        for e in window.entries()
+        for e in state.review_window.entries()
     ]

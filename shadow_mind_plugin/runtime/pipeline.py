@@ -80,8 +80,7 @@ async def run_pipeline(rt: ShadowRuntime, entry: RunEntry) -> None:
         rt.set_stage(entry, Stage.PREPARE)
         if definition.holdout:
             keys = tuple(rt.registry.holdout_keys(definition.id))
-        projector = state.extras["projector"]
-        projection = projector.project(
+        projection = state.projector.project(
             root.session.events, watermark, disclosure=settings.argumentDisclosure, capture=definition.capture
         )
         failure_code = ReasonCode.MODEL_SELECTION_INVALID

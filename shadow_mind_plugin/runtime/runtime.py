@@ -22,7 +22,6 @@ from ..definitions.registry import ShadowRegistry
 from ..governance.holdout import redact, redact_value
 from ..governance.safe_errors import safe_error
 from ..governance.telemetry import deliberation_chars, tool_telemetry
-from ..projection import IncrementalProjector
 from ..rng import make_random
 from ..routes import root_route
 from ..settings import ShadowMindSettings
@@ -99,7 +98,7 @@ class ShadowRuntime:
             self.random = make_random(self._seed)
         if isinstance(previous, ShadowMindSettings) and previous.valueLoopEnabled and not value.valueLoopEnabled:
             for state in self.owners.values():
-                state.extras.pop("value_loop", None)
+                state.pending_challenges.clear()
 
     # --- owners --------------------------------------------------------------------------------
 
@@ -117,9 +116,8 @@ class ShadowRuntime:
                 spawn=self.host.spawn,
                 logger=self.logger,
             )
-            state.extras["projector"] = IncrementalProjector()
             ledger = BudgetLedger.load(self.governance_dir, agent.id, agent.session.events)
-            state.extras["ledger"] = ledger
+            state.ledger = ledger
             state.spent_chars = ledger.spent_chars
             if ledger.error:
                 self.logger.warning("dsh-shadow-mind: %s", ledger.error)
@@ -146,7 +144,7 @@ class ShadowRuntime:
 
     def budget_tier(self, state: OwnerState) -> BudgetTier:
         s = self.settings()
-        ledger: BudgetLedger | None = state.extras.get("ledger")
+        ledger = state.ledger
         budgeted = s.sessionShadowHardBudgetChars is not None or s.sessionShadowSoftBudgetChars is not None
         if budgeted and ledger is not None and ledger.error:
             return BudgetTier.EXHAUSTED  # unknown spend: fail closed
@@ -468,7 +466,7 @@ class ShadowRuntime:
 
     def discard_waiting(self, state: OwnerState, cancellation: Cancellation) -> None:
         """Every validated report not yet relayed becomes ``aborted`` at ``relay``."""
-        waiting: dict[str, RunEntry] = state.extras.setdefault("awaiting_relay", {})
+        waiting = state.awaiting_relay
         for report in state.batcher.take_waiting():
             entry = waiting.pop(report.run_id, None)
             if entry is not None:
@@ -525,11 +523,11 @@ class ShadowRuntime:
     def enqueue_report(self, entry: RunEntry, report: PendingReport) -> bool:
         if not entry.owner.batcher.add(report):
             return False
-        entry.owner.extras.setdefault("awaiting_relay", {})[entry.view.run_id] = entry
+        entry.owner.awaiting_relay[entry.view.run_id] = entry
         return True
 
     async def _deliver(self, state: OwnerState, reports: list[PendingReport]) -> None:
-        waiting: dict[str, RunEntry] = state.extras.setdefault("awaiting_relay", {})
+        waiting = state.awaiting_relay
         entries = {r.run_id: waiting.pop(r.run_id) for r in reports if r.run_id in waiting}
         if self.stopped or state.released or self.host.agents.get(state.root_id) is not state.root:
             cancellation = (
@@ -582,7 +580,7 @@ class ShadowRuntime:
 
     def _ledger(self, state: OwnerState) -> BudgetLedger | None:
         """The root's ledger, persisting only while a budget is configured."""
-        ledger: BudgetLedger | None = state.extras.get("ledger")
+        ledger = state.ledger
         if ledger is not None:
             s = self.settings()
             ledger.persist = s.sessionShadowHardBudgetChars is not None or s.sessionShadowSoftBudgetChars is not None
@@ -670,8 +668,8 @@ class ShadowRuntime:
                 ledger.open_window(state.root.session.seq, self._iso_now)
             except OSError as exc:
                 ledger.error = f"the Shadow budget state could not be written ({type(exc).__name__})"
-        state.extras.pop("review_window", None)
-        state.extras.pop("value_loop", None)
+        state.review_window.clear()
+        state.pending_challenges.clear()
 
     def reset_coordination(self, state: OwnerState) -> None:
         """Pause and resume clear cooldowns and reserved escalations."""
@@ -692,8 +690,7 @@ class ShadowRuntime:
         return []
 
     def budget_error(self, state: OwnerState) -> str | None:
-        ledger: BudgetLedger | None = state.extras.get("ledger")
-        return ledger.error if ledger is not None else None
+        return state.ledger.error if state.ledger is not None else None
 
     def capture_challenges(self, state: OwnerState, event: SessionEvent) -> None:
         try:

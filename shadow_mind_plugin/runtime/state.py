@@ -11,13 +11,17 @@ import trio
 
 from hookspecs.values import CancelToken
 
+from ..governance.review_window import ReviewWindow
+from ..projection import IncrementalProjector
 from ..vocabulary import BudgetTier, CancellationSource, Phase, ReasonCode, Stage
+from .budget import BudgetLedger
 from .tracker import TaskTracker
 
 if TYPE_CHECKING:
     from hookspecs.protocols import Agent
 
     from ..definitions.model import ShadowDefinition
+    from ..governance.value_loop import ChallengeObserver
     from .batcher import ReportBatcher
 
 
@@ -140,11 +144,22 @@ class OwnerState:
     cooldowns: dict[str, Cooldown] = attrs.field(factory=dict)
     pending_escalations: dict[str, str] = attrs.field(factory=dict)
     last_run: RunView | None = None
-    #: schedule tasks, run lifecycles, value-loop writes
+    #: schedule tasks and run lifecycles
     work: TaskTracker = attrs.field(factory=TaskTracker)
     released: bool = False
     draining: bool = False
-    extras: dict[str, Any] = attrs.field(factory=dict)
+    #: renders only the events appended since the previous review
+    projector: IncrementalProjector = attrs.field(factory=IncrementalProjector)
+    #: the persisted character budget (loaded when the state is created)
+    ledger: BudgetLedger | None = None
+    #: validated reports waiting in the batcher, by run id
+    awaiting_relay: dict[str, RunEntry] = attrs.field(factory=dict)
+    #: accepted envelopes per definition (stagnation and decay)
+    review_window: ReviewWindow = attrs.field(factory=ReviewWindow)
+    #: relayed challenges not classified yet, by run id
+    pending_challenges: dict[str, ChallengeObserver] = attrs.field(factory=dict)
+    #: value-loop counts per definition
+    value_stats: dict[str, dict[str, int]] = attrs.field(factory=dict)
 
     @property
     def root_id(self) -> str:

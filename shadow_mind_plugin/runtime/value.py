@@ -16,23 +16,14 @@ if TYPE_CHECKING:
     from .state import OwnerState
 
 
-def _loop(state: OwnerState) -> dict[str, Any]:
-    loop = state.extras.get("value_loop")
-    if loop is None:
-        loop = {"pending": {}}
-        state.extras["value_loop"] = loop
-    return loop
-
-
-def _stats(state: OwnerState) -> dict[str, dict[str, int]]:
-    return state.extras.setdefault("value_stats", {})
+def _counts(state: OwnerState, shadow_id: str) -> dict[str, int]:
+    return state.value_stats.setdefault(shadow_id, {"challenges": 0, "adopted": 0, "rejected": 0, "ignored": 0})
 
 
 def capture(rt: ShadowRuntime, state: OwnerState, event: SessionEvent) -> None:
     if not rt.settings().valueLoopEnabled:
         return
-    pending: dict[str, ChallengeObserver] = _loop(state)["pending"]
-    stats = _stats(state)
+    pending = state.pending_challenges
     events = state.root.session.events
     for challenge in capture_challenges(event):
         if challenge.run_id in pending:
@@ -40,26 +31,25 @@ def capture(rt: ShadowRuntime, state: OwnerState, event: SessionEvent) -> None:
         observer = ChallengeObserver(challenge)
         observer.feed(events[: event.seq + 1])  # the refs point at earlier events
         pending[challenge.run_id] = observer
-        counts = stats.setdefault(challenge.shadow_id, {"challenges": 0, "adopted": 0, "rejected": 0, "ignored": 0})
-        counts["challenges"] += 1
+        _counts(state, challenge.shadow_id)["challenges"] += 1
 
 
 def evaluate(rt: ShadowRuntime, state: OwnerState, turn_end: SessionEvent) -> None:
     settings = rt.settings()
     if not settings.valueLoopEnabled:
         return
-    loop = state.extras.get("value_loop")
-    if not loop or not loop["pending"]:
+    pending = state.pending_challenges
+    if not pending:
         return
     events = state.root.session.events
-    for run_id, observer in list(loop["pending"].items()):
+    for run_id, observer in list(pending.items()):
         observer.feed(events[observer.observed_through_seq + 1 : turn_end.seq + 1])
         classification = observer.classify(settings.valueLoopWindowTurns)
         if classification is None:
             continue
-        del loop["pending"][run_id]
+        del pending[run_id]
         challenge = observer.challenge
-        counts = _stats(state).setdefault(challenge.shadow_id, {"challenges": 0, "adopted": 0, "rejected": 0, "ignored": 0})
+        counts = _counts(state, challenge.shadow_id)
         key = {
             ValueClassification.ADOPTED: "adopted",
             ValueClassification.REJECTED: "rejected",
@@ -82,15 +72,10 @@ def evaluate(rt: ShadowRuntime, state: OwnerState, turn_end: SessionEvent) -> No
 
 def stats(state: OwnerState) -> list[dict[str, Any]]:
     out = []
-    for shadow_id, counts in sorted(_stats(state).items()):
+    for shadow_id, counts in sorted(state.value_stats.items()):
         decided = counts["adopted"] + counts["rejected"]
         row: dict[str, Any] = {"shadow_id": shadow_id, **counts}
         if decided:
             row["hit_rate"] = counts["adopted"] / decided
         out.append(row)
     return out
-
-
-def pending_count(state: OwnerState) -> int:
-    loop = state.extras.get("value_loop")
-    return len(loop["pending"]) if loop else 0
