@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 import json
-from collections.abc import Awaitable, Callable
+import typing
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 import attrs
@@ -20,7 +21,7 @@ from .views import definition_view, settings_view
 from .vocabulary import SETTINGS_NAMESPACE
 
 if TYPE_CHECKING:
-    from hookspecs.protocols import Host, ToolRunContext
+    from hookspecs.protocols import ToolRunContext
 
     from .runtime.runtime import ShadowRuntime
 
@@ -47,30 +48,27 @@ DEFINITION_PARAMETERS: dict[str, Any] = {
     "additionalProperties": False,
 }
 
-_NULLABLE = {"randomSeed", "sessionShadowSoftBudgetChars", "sessionShadowHardBudgetChars", "frugalShadowModel"}
+def _schema_for(hint: Any) -> dict[str, Any]:
+    """The JSON Schema of one settings field, from its type hint."""
+    args = typing.get_args(hint)
+    if type(None) in args:  # ``X | None``: null clears the setting
+        schema = _schema_for(next(a for a in args if a is not type(None)))
+        schema["type"] = [schema["type"], "null"]
+        return schema
+    if typing.get_origin(hint) is typing.Literal:
+        return {"type": "string", "enum": list(args)}
+    if typing.get_origin(hint) is tuple:
+        return {"type": "array", "items": _schema_for(args[0])}
+    return {"type": {bool: "boolean", int: "integer", float: "number", str: "string"}[hint]}
 
 
 def _settings_parameters() -> dict[str, Any]:
+    hints = typing.get_type_hints(ShadowMindSettings)
     properties: dict[str, Any] = {}
     for field in attrs.fields(ShadowMindSettings):
-        if field.name == "collapsedByDefault":
+        if field.name == "collapsedByDefault":  # a client preference, not a tool's business
             continue
-        schema: dict[str, Any]
-        default = field.default
-        if field.name == "argumentDisclosure":
-            schema = {"type": "string", "enum": ["redacted", "full"]}
-        elif field.name == "reasoningEffortLadder":
-            schema = {"type": "array", "items": {"type": "string"}}
-        elif isinstance(default, bool):
-            schema = {"type": "boolean"}
-        elif field.name == "frugalShadowModel":
-            schema = {"type": "string"}
-        elif isinstance(default, int) or field.name.endswith("Chars") or field.name.endswith("Count") or field.name.endswith("Size") or field.name.endswith("Periods") or field.name.endswith("Turns"):
-            schema = {"type": "integer"}
-        else:
-            schema = {"type": "number"}
-        if field.name in _NULLABLE:
-            schema["type"] = [schema["type"], "null"]
+        schema = _schema_for(hints[field.name])
         description = field.metadata.get("description")
         if description:
             schema["description"] = description
@@ -83,8 +81,8 @@ def _result(value: Any) -> ToolResult:
 
 
 class ManagementTools:
-    def __init__(self, host: Host, runtime: Callable[[], ShadowRuntime]) -> None:
-        self.host = host
+    def __init__(self, runtime: Callable[[], ShadowRuntime]) -> None:
+        # tools are registered before the runtime exists; they run after it does
         self._runtime = runtime
 
     def definitions(self) -> list[ToolDefinition]:
@@ -124,7 +122,7 @@ class ManagementTools:
     async def _approve(self, ctx: ToolRunContext, tool: str, reason: str, args: dict[str, Any]) -> None:
         if ctx.agent is None:
             raise ToolError(f"{tool} requires a calling agent")
-        outcome = await self.host.approval.request(
+        outcome = await self._runtime().host.approval.request(
             ApprovalRequest(
                 agent=ctx.agent, kind="tool", summary=reason, tool=tool, call_id=ctx.call_id, arguments=args, cancel=ctx.cancel
             )
@@ -170,7 +168,7 @@ class ManagementTools:
         await self._approve(ctx, "update_shadow_config", "Update Shadow Mind scheduling configuration", args)
         ops = [SettingsOp.unset(k) if v is None else SettingsOp.set(k, v) for k, v in args.items()]
         try:
-            resolved = await self.host.settings.mutate(SETTINGS_NAMESPACE, ops)
+            resolved = await self._runtime().host.settings.mutate(SETTINGS_NAMESPACE, ops)
         except SettingsError as exc:
             raise ToolArgsError(exc.message) from None
         return _result(settings_view(resolved))
@@ -191,6 +189,3 @@ def preview_settings(current: ShadowMindSettings, patch: dict[str, Any]) -> list
     except (TypeError, ValueError) as exc:
         return [str(exc)]
     return list(check(candidate))
-
-
-Execute = Callable[[dict[str, Any], Any], Awaitable[ToolResult]]

@@ -60,21 +60,8 @@ class ShadowMindToolsPlugin:
 
     @hookimpl
     def dsh_register_tools(self, register: Any) -> None:
-        for tool in ManagementTools(self._host_proxy(), self._runtime).definitions():
+        for tool in ManagementTools(self._runtime).definitions():
             register(tool)
-
-    def _host_proxy(self) -> Any:
-        plugin = self
-
-        class _Late:
-            """The host is known only at setup; tools run after it."""
-
-            def __getattr__(self, name: str) -> Any:
-                if plugin.host is None:
-                    raise RuntimeMissing("the Shadow Mind tools plugin was not set up")
-                return getattr(plugin.host, name)
-
-        return _Late()
 
 
 __all__ = ["ShadowMindToolsPlugin", "ToolDefinition"]
