@@ -3,7 +3,7 @@ never ``pm.hook.dsh_*`` with unchecked keyword arguments (tox 4 style)."""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
 from hookspecs.values import (
@@ -48,16 +48,7 @@ class HostHooks:
 
     async def plugin_teardown(self, host: Host) -> None:
         # reverse call order: the first plugin set up is the last torn down
-        for impl in reversed(self.runner.impls("dsh_plugin_teardown", None)):
-            try:
-                result = impl.function(*[{"host": host}[n] for n in impl.argnames])
-                if hasattr(result, "__await__"):
-                    await result
-            except Exception:
-                self.runner.logger.exception("dsh_plugin_teardown in plugin %r failed", self.runner.plugin_name(impl))
-
-    def collect(self, hook: str, register: Callable[..., None]) -> None:
-        self.runner.collect(hook, register)
+        await self.runner.broadcast("dsh_plugin_teardown", None, reverse=True, host=host)
 
     # --- sessions ----------------------------------------------------------------------
     def session_created(self, session: Session) -> None:

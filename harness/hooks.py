@@ -105,9 +105,12 @@ class HookRunner:
             if result is not None and inspect.isawaitable(result):
                 self._spawn(_wrap_awaitable(result), f"{hook}:{self.plugin_name(impl)}")
 
-    async def broadcast(self, hook: str, scope: str | None, *, contain: bool = True, **kwargs: Any) -> None:
-        """Awaited broadcast, serially in call order."""
-        for impl in self.impls(hook, scope):
+    async def broadcast(
+        self, hook: str, scope: str | None, *, contain: bool = True, reverse: bool = False, **kwargs: Any
+    ) -> None:
+        """Awaited broadcast, serially in call order (``reverse``: the opposite order)."""
+        impls = self.impls(hook, scope)
+        for impl in reversed(impls) if reverse else impls:
             try:
                 result = impl.function(*[kwargs[name] for name in impl.argnames])
                 if inspect.isawaitable(result):

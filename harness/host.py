@@ -20,7 +20,7 @@ import trio
 
 from hookspecs.errors import DshError, PluginError
 from hookspecs.fsutil import ensure_private_dir
-from hookspecs.values import SessionEvent
+from hookspecs.values import PromptSection, SessionEvent
 
 from .agents.prompt import PERSONA_SECTION, SystemPromptRegistry
 from .agents.registry import AgentRegistryImpl
@@ -185,8 +185,6 @@ class HarnessHost:
     def _apply_persona(self) -> None:
         persona = self.loop_settings().persona
         if persona:
-            from hookspecs.values import PromptSection
-
             self._disposers.append(
                 self.system_prompt.section(PromptSection(name=PERSONA_SECTION, text=persona, order=0))
             )

@@ -11,6 +11,7 @@ from typing import Any
 from hookspecs.protocols import CreateAgentOptions
 from hookspecs.values import AgentOptions
 
+from harness.cli.run import drain
 from harness.host import HarnessHost, open_host
 from harness.llm.scripted import ScriptedAdapter
 from harness.profiles import ProfileRow
@@ -82,11 +83,4 @@ async def new_root(host: HarnessHost, model: str = "root-model") -> Any:
 
 async def settle(host: HarnessHost, agent: Any) -> None:
     """Wait until the root is idle and no background work is left (headless drain)."""
-    import trio
-
-    while True:
-        await agent.when_idle()
-        await host.wait_background_idle()
-        await trio.sleep(0)
-        if agent.quiescent and not host.background_busy:
-            return
+    await drain(host, agent)
