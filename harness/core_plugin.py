@@ -9,6 +9,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
 from hookspecs import hookimpl
@@ -20,6 +21,8 @@ from .tools.builtin import builtin_tools
 
 if TYPE_CHECKING:
     from hookspecs.protocols import Host
+
+    from .profiles import ProfileRow
 
 CORE_PLUGIN_NAME = "harness-core"
 AGENT_LOOP_PLUGIN_NAME = "agent-loop"
@@ -58,3 +61,12 @@ class AgentLoopPlugin:
     @hookimpl
     def dsh_register_settings(self, register: Any) -> None:
         register(AGENT_LOOP_SETTINGS)
+
+
+def builtin_plugins(rows: Sequence[ProfileRow]) -> list[tuple[str, object]]:
+    """The plugins every host loads before the profile's rows: the core, and a
+    default ``agent-loop`` unless the profile configures one."""
+    builtins: list[tuple[str, object]] = [(CORE_PLUGIN_NAME, CorePlugin())]
+    if not any(row.name == AGENT_LOOP_PLUGIN_NAME and not row.disabled for row in rows):
+        builtins.append((AGENT_LOOP_PLUGIN_NAME, AgentLoopPlugin()))
+    return builtins

@@ -28,7 +28,7 @@ from .approval import ApprovalServiceImpl
 from .client import ClientServiceImpl
 from .clock import HostClock
 from .commands import CommandRegistryImpl
-from .core_plugin import AGENT_LOOP_PLUGIN_NAME, AgentLoopPlugin, CorePlugin
+from .core_plugin import builtin_plugins
 from .hook_facade import HostHooks
 from .hooks import HookFailed, HookRunner
 from .llm.service import LlmService
@@ -225,10 +225,7 @@ async def open_host(
     log = logger or logging.getLogger("harness")
     ensure_private_dir(dsh_home)
     pm = make_plugin_manager()
-    builtins: list[tuple[str, object]] = [("harness-core", CorePlugin())]
-    if not any(row.name == AGENT_LOOP_PLUGIN_NAME and not row.disabled for row in rows):
-        builtins.append((AGENT_LOOP_PLUGIN_NAME, AgentLoopPlugin()))
-    builtins.extend(extra_plugins)
+    builtins = [*builtin_plugins(rows), *extra_plugins]
     host = HarnessHost(
         pm=pm,
         paths=HostPaths(dsh_home=dsh_home),

@@ -9,24 +9,26 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
+import attrs
+
 from hookspecs.values import SESSION_FORMAT_VERSION, EventTypes
 
-from ..core_plugin import AGENT_LOOP_PLUGIN_NAME, AgentLoopPlugin, CorePlugin
+from ..core_plugin import builtin_plugins
 from ..paths import HostPaths
 from ..plugins import load_plugins, make_plugin_manager
 from ..profiles import ComposedProfile, dump_config
 from ..sessions import SessionStore
+from ..sessions.jsonl import read_log
 from .render import Style, render_events
 
 
-def _store(home: Path, known_types: set[str] | None = None) -> SessionStore:
-    store = SessionStore(
+def _store(home: Path) -> SessionStore:
+    return SessionStore(
         sessions_dir=HostPaths(dsh_home=home).sessions_dir,
         on_event=lambda s, e: None,
         now_ms=lambda: 0.0,
         logger=logging.getLogger("harness.sessions"),
     )
-    return store
 
 
 def _when(ms: float) -> str:
@@ -37,7 +39,7 @@ def sessions_list(home: Path, *, as_json: bool, out: Any = None) -> int:
     out = out or sys.stdout
     summaries = _store(home).list()
     if as_json:
-        json.dump([s.__dict__ if hasattr(s, "__dict__") else _summary(s) for s in summaries], out, indent=2)
+        json.dump([attrs.asdict(s) for s in summaries], out, indent=2)
         out.write("\n")
         return 0
     if not summaries:
@@ -49,19 +51,14 @@ def sessions_list(home: Path, *, as_json: bool, out: Any = None) -> int:
     return 0
 
 
-def _summary(s: Any) -> dict[str, Any]:
-    import attrs
-
-    return attrs.asdict(s)
-
-
 def sessions_show(home: Path, session_id: str, *, as_json: bool, out: Any = None) -> int:
     out = out or sys.stdout
-    store = _store(home)
-    # a viewer must be able to show logs written with plugin event types it does
-    # not know; it never writes, so it accepts every type
-    store._types = _AcceptAll()  # type: ignore[assignment]
-    header, events = store.read(session_id)
+    # a viewer must show logs written with plugin event types it does not know;
+    # it never writes, so it accepts every type
+    loaded = read_log(
+        _store(home).path_for(session_id), is_known=lambda _type: True, where=f"sessions/{session_id}/session.jsonl"
+    )
+    header, events = loaded.header, loaded.events
     if as_json:
         for event in events:
             json.dump({"seq": event.seq, "type": event.type, "time": event.time, "data": event.data}, out, ensure_ascii=False)
@@ -77,22 +74,10 @@ def sessions_show(home: Path, session_id: str, *, as_json: bool, out: Any = None
     return 0
 
 
-class _AcceptAll(dict):  # type: ignore[type-arg]
-    def get(self, key: Any, default: Any = None) -> Any:
-        return False
-
-    def __contains__(self, key: object) -> bool:
-        return True
-
-
 def plugins_list(composed: ComposedProfile | None, *, out: Any = None) -> int:
     out = out or sys.stdout
     rows = composed.rows if composed else ()
-    pm = make_plugin_manager()
-    builtins: list[tuple[str, object]] = [("harness-core", CorePlugin())]
-    if not any(r.name == AGENT_LOOP_PLUGIN_NAME and not r.disabled for r in rows):
-        builtins.append((AGENT_LOOP_PLUGIN_NAME, AgentLoopPlugin()))
-    loaded = load_plugins(pm, rows, builtins=builtins)
+    loaded = load_plugins(make_plugin_manager(), rows, builtins=builtin_plugins(rows))
     for plugin in loaded:
         status = "" if plugin.status == "loaded" else f" [{plugin.status}]"
         print(f"{plugin.row_id} ({plugin.plugin_name}, {plugin.layer}){status}", file=out)
