@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 import logging
-from collections.abc import Awaitable, Callable
-from typing import TYPE_CHECKING, Any
+from collections.abc import Callable
+from typing import TYPE_CHECKING
 
 import attrs
 
@@ -36,8 +36,3 @@ class Runtime:
     spawn: Callable[..., None]
     #: where agent drivers run; set when the host starts
     nursery: trio.Nursery | None = None
-    #: extra arguments for tests and tools (e.g. a fixed id factory)
-    extras: dict[str, Any] = attrs.field(factory=dict)
-
-    def background(self, fn: Callable[[], Awaitable[Any]], name: str) -> None:
-        self.spawn(fn, name=name)
