@@ -21,7 +21,7 @@ reports (default 10,000), in the runtime's order:
   the ladder's action (cooldown or reserved escalation).
 
 ``governance off`` is the same path with those two calls as no-ops (the
-runtime's own ``state.spent_chars`` bookkeeping is kept). Two informational
+runtime's own ``state.trigger.spent_chars`` bookkeeping is kept). Two informational
 variants split the cost: ``review window only`` and ``ledger debit only``.
 
 Everything runs against a real ``ShadowRuntime`` of a real host (settings,
@@ -73,9 +73,9 @@ from harness.profiles import ProfileRow  # noqa: E402
 from shadow_mind_plugin.contract import narrow_output  # noqa: E402
 from shadow_mind_plugin.plugin import runtime_for  # noqa: E402
 from shadow_mind_plugin.projection import project  # noqa: E402
-from shadow_mind_plugin.runtime.budget import BudgetLedger  # noqa: E402
-from shadow_mind_plugin.runtime.clock import iso  # noqa: E402
-from shadow_mind_plugin.runtime.relay import PendingReport, build_relay  # noqa: E402
+from shadow_mind_plugin.trigger.budget import BudgetLedger  # noqa: E402
+from shadow_mind_plugin.core.clock import iso  # noqa: E402
+from shadow_mind_plugin.output.relay import PendingReport, build_relay  # noqa: E402
 from shadow_mind_plugin.runtime.runtime import ShadowRuntime  # noqa: E402
 from shadow_mind_plugin.runtime.state import OwnerState, RunEntry, RunView  # noqa: E402
 from shadow_mind_plugin.utf16 import u16len, u16slice  # noqa: E402
@@ -152,7 +152,7 @@ class AcceptPath:
             if ledger:
                 rt.spend(state, u16len(content), entry, "report")
             else:
-                state.spent_chars += u16len(content)
+                state.trigger.spent_chars += u16len(content)
             if window:
                 rt.record_review(entry, str(output.verdict), output.refs)
             report = PendingReport(
@@ -203,7 +203,7 @@ def build_entries(rt: ShadowRuntime, state: OwnerState, n: int, watermark: int) 
 
 def use_ledger(state: OwnerState, directory: Path, root_id: str, rt: ShadowRuntime) -> BudgetLedger:
     ledger = BudgetLedger.load(directory, root_id, state.root.session.events)
-    state.ledger = ledger
+    state.trigger.ledger = ledger
     return ledger
 
 
@@ -311,12 +311,12 @@ def _count_cooldowns(path: AcceptPath, rt: ShadowRuntime, state: OwnerState, n: 
 
     def counting(entry: RunEntry, verdict: str, refs: tuple[int, ...]) -> None:
         nonlocal installs, escalations
-        before = state.cooldowns.get(entry.definition.id)
-        pending = dict(state.pending_escalations)
+        before = state.trigger.cooldowns.get(entry.definition.id)
+        pending = dict(state.trigger.pending_escalations)
         original(entry, verdict, refs)
-        if state.cooldowns.get(entry.definition.id) is not before:
+        if state.trigger.cooldowns.get(entry.definition.id) is not before:
             installs += 1
-        if state.pending_escalations != pending:
+        if state.trigger.pending_escalations != pending:
             escalations += 1
 
     rt.record_review = counting  # type: ignore[method-assign]

@@ -152,8 +152,8 @@ def shadow_report(runner: Runner) -> str:
     if runtime is None:
         return f"  {runner.name}: no Shadow Mind runtime"
     state = runtime.owners.get(runner.agent.id)
-    cycles = len(state.cycles) if state is not None else 0
-    runs = state.total_runs if state is not None else 0
+    cycles = len(state.governance.cycles) if state is not None else 0
+    runs = state.run.total_runs if state is not None else 0
     return (
         f"  {runner.name}: {runner.turns} turns, {cycles} eligible turn ends seen, {runs} reviewer runs, "
         f"default.md parsed {runtime.registry.parse_count}x"

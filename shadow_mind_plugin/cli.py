@@ -32,7 +32,7 @@ from typing import Any
 
 from hookspecs.fsutil import write_atomic
 
-from .runtime.journal import LIFECYCLE_EVENTS
+from .governance.journal import LIFECYCLE_EVENTS
 from .vocabulary import REPORT_SOURCE_KIND
 
 ROOT_DIR = "shadow-minds"

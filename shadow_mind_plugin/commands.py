@@ -57,26 +57,26 @@ class ShadowCommand:
         try:
             controls.assert_root(agent)
             if action in ("", "status"):
-                return CommandResult.ok(format_status(controls.status(self.rt, agent)))
+                return CommandResult.ok(format_status(self.rt.controls.status(agent)))
             if action == "help":
                 return CommandResult.ok(usage())
             if action == "new":
-                entries = controls.review_now(self.rt, agent)
+                entries = self.rt.controls.review_now(agent)
                 running = ", ".join(f"{e.view.shadow_id}/{e.view.run_id}" for e in entries)
                 return CommandResult.ok(f"Shadow review admitted; {len(entries)} running: {running}.")
             if action == "retry":
                 if not rest:
                     return CommandResult.error("Usage: /shadow retry RUN (run ids are listed by /shadow cycles)")
-                entry = controls.retry(self.rt, agent, self._run_id(agent, rest))
+                entry = self.rt.controls.retry(agent, self._run_id(agent, rest))
                 return CommandResult.ok(f"Shadow retry admitted: {entry.view.shadow_id}/{entry.view.run_id}.")
             if action == "pause":
-                controls.pause(self.rt, agent)
+                self.rt.controls.pause(agent)
                 return CommandResult.ok("Shadow reviews paused for this session; /shadow resume restarts them.")
             if action == "resume":
-                controls.resume(self.rt, agent)
+                self.rt.controls.resume(agent)
                 return CommandResult.ok("Shadow reviews resumed.")
             if action == "cycles":
-                return CommandResult.ok(format_cycles(controls.cycles(self.rt, agent)))
+                return CommandResult.ok(format_cycles(self.rt.controls.cycles(agent)))
             if action == "show":
                 return CommandResult.ok(definition_text(self.rt.registry.default_definition()))
             if action == "set":
@@ -94,7 +94,7 @@ class ShadowCommand:
         state = self.rt.owners.get(agent.id)
         if state is None or len(text) < 6:
             return text
-        matches = [v.run_id for c in state.cycles.values() for v in c.runs if v.run_id.startswith(text)]
+        matches = [v.run_id for c in state.governance.cycles.values() for v in c.runs if v.run_id.startswith(text)]
         return matches[0] if len(matches) == 1 else text
 
     async def _set(self, rest: str) -> CommandResult:
@@ -135,7 +135,7 @@ class ShadowCommand:
         current = settings_view(self.rt.settings())
         key, _, value_text = rest.partition(" ")
         if not key:
-            notes = self.rt.settings_notes()
+            notes = self.rt.governance.settings_notes()
             lines = [f"{k}: {json.dumps(v)}" for k, v in current.items()]
             if notes:
                 lines.append("healed or ignored:")

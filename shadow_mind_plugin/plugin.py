@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Any
 from hookspecs import hookimpl
 from hookspecs.values import CardRenderer
 
-from .runtime.cards import render_card
+from .governance.cards import render_card
 from .runtime.runtime import ShadowRuntime
 from .settings import SETTINGS_SPEC, ShadowMindSettings
 from .vocabulary import SETTINGS_NAMESPACE

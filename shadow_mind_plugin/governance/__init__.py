@@ -1,24 +1,14 @@
-"""Governance: pure, host-free pieces of the Shadow Mind runtime.
-
-Each module has one job: holdout redaction, the effort ladder, the review
-window and stagnation detectors, the degenerate-output watchdog, safe error
-summaries, the value loop classifier and child telemetry. None of them touch
-the host; the runtime wires them to events.
+"""The governance path: process-local status, anchored cards, diagnostic
+journals, the value loop and teardown to quiescence (:mod:`.path`, with its
+per-root state in :mod:`.state`), and the host-free mechanisms it and the
+other paths use: holdout redaction, safe error summaries, the value-loop
+classifier and child telemetry. This package's ``__init__`` re-exports only
+the host-free mechanisms, so importing it never pulls in a path.
 """
 
 from __future__ import annotations
 
 from .holdout import REDACTED_HOLDOUT, contains_literal, redact
-from .ladder import StagnationAction, next_effort, stagnation_action
-from .review_window import (
-    Detection,
-    ReviewEntry,
-    ReviewWindow,
-    ReviewWindowOptions,
-    detect_patterns,
-    envelope_key,
-    refs_key,
-)
 from .safe_errors import Failure, failure_at, failure_code_for_stage, safe_error, sanitize
 from .telemetry import ToolTelemetry, deliberation_chars, tool_telemetry
 from .value_loop import (
@@ -33,7 +23,6 @@ from .value_loop import (
     classify,
     observe,
 )
-from .watchdog import DegenerateOutputGuard, has_repeated_suffix, resolve_reasoning_budget
 
 __all__ = [
     "ADOPTION_ACTION",
@@ -41,33 +30,20 @@ __all__ = [
     "REJECTION",
     "REVIEW_MENTION",
     "ChallengeObserver",
-    "DegenerateOutputGuard",
-    "Detection",
     "Failure",
     "Observation",
     "PendingChallenge",
-    "ReviewEntry",
-    "ReviewWindow",
-    "ReviewWindowOptions",
-    "StagnationAction",
     "ToolTelemetry",
     "artifacts",
     "capture_challenges",
     "classify",
     "contains_literal",
     "deliberation_chars",
-    "detect_patterns",
-    "envelope_key",
     "failure_at",
     "failure_code_for_stage",
-    "has_repeated_suffix",
-    "next_effort",
     "observe",
     "redact",
-    "refs_key",
-    "resolve_reasoning_budget",
     "safe_error",
     "sanitize",
-    "stagnation_action",
     "tool_telemetry",
 ]

@@ -8,7 +8,9 @@ regex metacharacters is still matched literally.
 from __future__ import annotations
 
 from collections.abc import Iterable
-from typing import Final
+from typing import Final, TypeVar, cast
+
+T = TypeVar("T")
 
 REDACTED_HOLDOUT: Final = "[redacted holdout]"
 
@@ -34,17 +36,18 @@ def contains_literal(text: str, keys: Iterable[str]) -> bool:
     return any(key and key in text for key in keys)
 
 
-def redact_value(value: object, keys: Iterable[str]) -> object:
-    """``redact`` applied to every string inside JSON-like data."""
+def redact_value(value: T, keys: Iterable[str]) -> T:
+    """``redact`` applied to every string inside JSON-like data; the result has
+    the shape (and so the type) of ``value``."""
     keys = tuple(keys)
     if not keys:
         return value
     if isinstance(value, str):
-        return redact(value, keys)
+        return cast(T, redact(value, keys))
     if isinstance(value, dict):
-        return {k: redact_value(v, keys) for k, v in value.items()}
+        return cast(T, {k: redact_value(v, keys) for k, v in value.items()})
     if isinstance(value, list):
-        return [redact_value(v, keys) for v in value]
+        return cast(T, [redact_value(v, keys) for v in value])
     if isinstance(value, tuple):
-        return tuple(redact_value(v, keys) for v in value)
+        return cast(T, tuple(redact_value(v, keys) for v in value))
     return value

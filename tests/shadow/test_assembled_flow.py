@@ -12,7 +12,6 @@ from pathlib import Path
 
 from hookspecs.values import create_user_message
 
-from shadow_mind_plugin.runtime import controls
 
 from .helpers import new_root, settle, shadow_host, write_definition
 
@@ -90,7 +89,7 @@ async def test_assembled_flow(tmp_path: Path) -> None:
         answer = [e for e in events if e.type == "assistant/message"][-1]
         assert "deploy to staging" in answer.data["message"]["content"][0]["text"]
 
-        status = controls.status(runtime, root)
+        status = runtime.controls.status(root)
         assert status["total_runs"] == 1 and status["active"] == []
         assert status["last_run"]["phase"] == "report" and status["last_run"]["relayed"] is True
         child_id = provenance["child_session_id"]

@@ -15,7 +15,6 @@ from hookspecs.values import AgentOptions, create_user_message
 from harness.host import open_host
 from harness.llm.scripted import ScriptedAdapter
 from shadow_mind_plugin.plugin import runtime_for
-from shadow_mind_plugin.runtime import controls
 
 from ..harness.helpers import AdapterPlugin
 from .helpers import new_root, settle, shadow_host, shadow_rows, write_definition
@@ -73,17 +72,17 @@ async def test_spinning_installs_a_cooldown_and_stops_scheduling(tmp_path: Path)
         root = await new_root(host)
         for i in range(3):
             await turn(host, root, i)
-        status = controls.status(runtime, root)
+        status = runtime.controls.status(root)
         assert status["total_runs"] == 3
         assert [c["patterns"] for c in status["cooldowns"]] == [["spinning"]]
         await turn(host, root, 3)  # cooling down: no fourth run
-        assert controls.status(runtime, root)["total_runs"] == 3
+        assert runtime.controls.status(root)["total_runs"] == 3
         records = journal(home)
         stagnation = [r for r in records if r.get("status") == "stagnation"]
         assert stagnation[-1]["action"] == "cooldown" and "spinning" in stagnation[-1]["patterns"]
         # a real user message clears cooldowns
         await turn(host, root, 99, source=None)
-        assert controls.status(runtime, root)["cooldowns"] == []
+        assert runtime.controls.status(root)["cooldowns"] == []
 
 
 async def test_oscillation_reserves_one_escalation(tmp_path: Path) -> None:
@@ -102,13 +101,13 @@ async def test_oscillation_reserves_one_escalation(tmp_path: Path) -> None:
         root = await new_root(host)
         for i in range(4):
             await turn(host, root, i)
-        status = controls.status(runtime, root)
+        status = runtime.controls.status(root)
         assert status["pending_escalations"] == ["default"]
         assert status["cooldowns"] == []
         await turn(host, root, 4)
         efforts = [r.reasoning_effort for r in adapter.requests if r.metadata["delegation_depth"] == 1]
         assert efforts == ["low", "low", "low", "low", "medium"]
-        assert controls.status(runtime, root)["pending_escalations"] == []
+        assert runtime.controls.status(root)["pending_escalations"] == []
 
 
 async def test_stale_report_decay_lowers_the_probability(tmp_path: Path) -> None:
@@ -119,9 +118,7 @@ async def test_stale_report_decay_lowers_the_probability(tmp_path: Path) -> None
         root = await new_root(host)
         await turn(host, root, 0)
         await turn(host, root, 1)
-        from shadow_mind_plugin.runtime.coordination import decay_factor
-
-        assert decay_factor(runtime.owners[root.id], "default") == 0.5
+        assert runtime.owners[root.id].coordination.decay_factor("default") == 0.5
 
 
 BUDGET = {"sessionShadowSoftBudgetChars": 100, "sessionShadowHardBudgetChars": 100_000, "frugalShadowModel": "scripted/frugal"}
@@ -154,7 +151,7 @@ async def test_soft_budget_survives_a_restart(tmp_path: Path) -> None:
         root = await new_root(host)
         await turn(host, root, 0, source=None)  # the user opens the window
         state = runtime.owners[root.id]
-        assert state.spent_chars > 100  # prompt + report
+        assert state.trigger.spent_chars > 100  # prompt + report
         return root.id
 
     root_id = await run_host(tmp_path, home, script, BUDGET, first)
@@ -163,7 +160,7 @@ async def test_soft_budget_survives_a_restart(tmp_path: Path) -> None:
         handle = await host.agents.resume(root_id, agent_options=AgentOptions(provider="scripted", model="root-model"))
         root = handle.agent
         await turn(host, root, 1)  # automation, not a person: same window
-        status = controls.status(runtime, root)
+        status = runtime.controls.status(root)
         assert status["budget_tier"] == "frugal"
         child_models = [r.model for r in adapter.requests if r.metadata["delegation_depth"] == 1]
         assert child_models == ["frugal"]
@@ -180,7 +177,7 @@ async def test_hard_budget_survives_a_restart(tmp_path: Path) -> None:
     async def first(host: Any, runtime: Any, adapter: Any) -> str:
         root = await new_root(host)
         await turn(host, root, 0, source=None)
-        assert controls.status(runtime, root)["budget_tier"] == "exhausted"
+        assert runtime.controls.status(root)["budget_tier"] == "exhausted"
         return root.id
 
     root_id = await run_host(tmp_path, home, script, config, first)
@@ -188,7 +185,7 @@ async def test_hard_budget_survives_a_restart(tmp_path: Path) -> None:
     async def second(host: Any, runtime: Any, adapter: Any) -> None:
         handle = await host.agents.resume(root_id, agent_options=AgentOptions(provider="scripted", model="root-model"))
         await turn(host, handle.agent, 1)
-        assert controls.status(runtime, handle.agent)["total_runs"] == 0
+        assert runtime.controls.status(handle.agent)["total_runs"] == 0
         assert [r for r in adapter.requests if r.metadata["delegation_depth"] == 1] == []
 
     await run_host(tmp_path, home, script, config, second)
@@ -210,7 +207,7 @@ async def test_a_real_user_message_opens_a_new_window_after_restart(tmp_path: Pa
     async def second(host: Any, runtime: Any, adapter: Any) -> None:
         handle = await host.agents.resume(root_id, agent_options=AgentOptions(provider="scripted", model="root-model"))
         await turn(host, handle.agent, 1, source=None)
-        assert controls.status(runtime, handle.agent)["total_runs"] == 1
+        assert runtime.controls.status(handle.agent)["total_runs"] == 1
 
     await run_host(tmp_path, home, script, config, second)
 
@@ -222,7 +219,7 @@ async def test_unreadable_budget_state_fails_closed(tmp_path: Path) -> None:
     config = {"sessionShadowHardBudgetChars": 100_000}
 
     async def body(host: Any, runtime: Any, adapter: Any) -> None:
-        from shadow_mind_plugin.runtime.budget import root_hash
+        from shadow_mind_plugin.trigger.budget import root_hash
 
         handle = await host.agents.create(CreateAgentOptions(session_id="fixed-root", agent_options=AgentOptions(provider="scripted", model="m")))
         root = handle.agent
@@ -230,7 +227,7 @@ async def test_unreadable_budget_state_fails_closed(tmp_path: Path) -> None:
         governance.mkdir(parents=True, exist_ok=True)
         (governance / f"{root_hash('fixed-root')}.json").write_text("{not json")
         await turn(host, root, 0)
-        status = controls.status(runtime, root)
+        status = runtime.controls.status(root)
         assert status["total_runs"] == 0
         assert status["budget_tier"] == "exhausted"
         assert "corrupt" in status["budget_state_error"]
@@ -255,7 +252,7 @@ async def test_value_loop_classifies_an_adopted_challenge(tmp_path: Path) -> Non
     async with shadow_host(tmp_path, script, home=home) as (host, _, runtime):
         root = await new_root(host)
         await turn(host, root, 0, source=None)
-        stats = controls.status(runtime, root)["value_loop"]
+        stats = runtime.controls.status(root)["value_loop"]
         assert stats == [{"shadow_id": "default", "challenges": 1, "adopted": 1, "rejected": 0, "ignored": 0, "hit_rate": 1.0}]
         (line,) = (home / "shadow-minds" / "value-loop.jsonl").read_text().splitlines()
         record = json.loads(line)
@@ -276,7 +273,7 @@ async def test_degenerate_output_is_killed_and_cools_down(tmp_path: Path) -> Non
     async with shadow_host(tmp_path, script, home=home) as (host, _, runtime):
         root = await new_root(host)
         await turn(host, root, 0)
-        status = controls.status(runtime, root)
+        status = runtime.controls.status(root)
         last = status["last_run"]
         assert (last["phase"], last["reason_code"], last["provider_stop_reason"]) == ("failed", "DEGENERATE_OUTPUT", "degenerate-output")
         assert [c["patterns"] for c in status["cooldowns"]] == [["spinning"]]
@@ -312,5 +309,5 @@ async def test_headless_drain_is_bounded(tmp_path: Path, autojump_clock: Any) ->
     async with shadow_host(tmp_path, script, home=home, config={"headlessDrainTimeoutSeconds": 30}) as (host, _, runtime):
         root = await new_root(host)
         await turn(host, root, 0, source=None)
-        last = controls.status(runtime, root)["last_run"]
+        last = runtime.controls.status(root)["last_run"]
         assert (last["phase"], last["reason_code"], last["cancellation_source"]) == ("aborted", "HEADLESS_DRAIN_TIMEOUT", "headless")

@@ -14,7 +14,6 @@ from hypothesis import strategies as st
 
 from hookspecs.values import create_user_message
 
-from shadow_mind_plugin.runtime import controls
 
 from .helpers import new_root, settle, shadow_host, write_definition
 
@@ -78,8 +77,8 @@ async def test_no_holdout_literal_leaves(literals: list[str]) -> None:
                 root = await new_root(host)
                 root.followup(create_user_message(f"please check the value {literal}"))
                 await settle(host, root)
-                status = json.dumps(controls.status(runtime, root), ensure_ascii=False)
-                cycles = json.dumps(controls.cycles(runtime, root), ensure_ascii=False)
+                status = json.dumps(runtime.controls.status(root), ensure_ascii=False)
+                cycles = json.dumps(runtime.controls.cycles(root), ensure_ascii=False)
                 child_requests = [r for r in adapter.requests if r.metadata["delegation_depth"] == 1]
                 assert child_requests, "the reviewer ran"
                 framed = child_requests[0].messages[0].content[0].text

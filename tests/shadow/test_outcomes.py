@@ -16,7 +16,6 @@ from hookspecs.values import (
     create_user_message,
 )
 
-from shadow_mind_plugin.runtime import controls
 
 from .helpers import new_root, settle, shadow_host, write_definition
 
@@ -41,7 +40,7 @@ class Settlements:
         self.counts: Counter[str] = Counter()
         self.entries: list[Any] = []
         self.epochs: list[int] = []
-        runtime.settle_listeners.append(self)
+        runtime.governance.settle_listeners.append(self)
 
     def __call__(self, entry: Any) -> None:
         self.counts[entry.view.run_id] += 1
@@ -150,7 +149,7 @@ async def test_timeout(tmp_path: Path, autojump_clock: Any) -> None:
 async def wait_for_stage(runtime: Any, root: Any, stage: str) -> None:
     while True:
         state = runtime.owners.get(root.id)
-        if state and state.active and next(iter(state.active.values())).view.stage == stage:
+        if state and state.run.active and next(iter(state.run.active.values())).view.stage == stage:
             return
         await trio.sleep(0.01)
 
@@ -172,7 +171,7 @@ async def test_user_input_mid_run(tmp_path: Path, autojump_clock: Any) -> None:
 async def test_pause_mid_run(tmp_path: Path, autojump_clock: Any) -> None:
     async def during(host: Any, runtime: Any, root: Any) -> None:
         await wait_for_stage(runtime, root, "run")
-        controls.pause(runtime, root)
+        runtime.controls.pause(root)
 
     view, root, runtime = await run_once(tmp_path, HANG, during=during)
     assert (view.phase, view.reason_code, view.cancellation_source) == ("aborted", "SHADOW_PAUSED", "user-command")
@@ -186,7 +185,7 @@ async def test_root_disposal_mid_run(tmp_path: Path, autojump_clock: Any) -> Non
         root = await new_root(host)
         root.followup(create_user_message("please check the notes"))
         await wait_for_stage(runtime, root, "run")
-        child_id = next(iter(runtime.owners[root.id].active.values())).view.child_session_id
+        child_id = next(iter(runtime.owners[root.id].run.active.values())).view.child_session_id
         await host.agents.dispose(root)
         await host.wait_background_idle()
         view = settled.only()
@@ -222,7 +221,7 @@ async def test_report_discarded_when_user_speaks_before_the_relay(tmp_path: Path
     async def during(host: Any, runtime: Any, root: Any) -> None:
         while True:
             state = runtime.owners.get(root.id)
-            if state and state.batcher.waiting:
+            if state and state.output.batcher.waiting:
                 break
             await trio.sleep(0.01)
         root.followup(create_user_message("never mind"))
@@ -365,7 +364,7 @@ async def test_batcher_stopped(tmp_path: Path, autojump_clock: Any) -> None:
 
     async def during(host: Any, runtime: Any, root: Any) -> None:
         await wait_for_stage(runtime, root, "start")
-        await runtime.owners[root.id].batcher.dispose()
+        await runtime.owners[root.id].output.batcher.dispose()
 
     view, _, _ = await run_once(tmp_path, "", plugins=[("external", provider)], during=during)
     assert (view.phase, view.stage, view.reason_code) == ("failed", "relay", "REPORT_DELIVERY_FAILED")
@@ -380,5 +379,5 @@ async def test_ineligible_turns_never_schedule(tmp_path: Path) -> None:
         root = await new_root(host)
         root.followup(create_user_message("hi"))
         await settle(host, root)
-        assert controls.status(runtime, root)["total_runs"] == 0
+        assert runtime.controls.status(root)["total_runs"] == 0
         assert len(adapter.requests) == 1

@@ -31,7 +31,6 @@ from hookspecs.values import AgentOptions, Capabilities, SubagentResult, create_
 from harness.host import open_host
 from harness.llm.scripted import ScriptedAdapter
 from shadow_mind_plugin.plugin import runtime_for
-from shadow_mind_plugin.runtime import controls
 from shadow_mind_plugin.vocabulary import CANCELLATION_CODES, ReasonCode
 
 from ..harness.helpers import AdapterPlugin
@@ -250,16 +249,8 @@ async def program_run(home: Path, actions: list[tuple[str, Any]], behaviours: li
         ) as host:
             runtime = runtime_for(host)
             runtime_box.append(runtime)
-            runtime.settle_listeners.append(lambda entry: model.settle_counts.update([entry.view.run_id]))
-            original_launch = runtime.launch
-
-            def launch(*args: Any, **kwargs: Any) -> Any:
-                entry = original_launch(*args, **kwargs)
-                if entry is not None:
-                    model.admitted[entry.view.run_id] = entry
-                return entry
-
-            runtime.launch = launch  # type: ignore[method-assign]
+            runtime.governance.settle_listeners.append(lambda entry: model.settle_counts.update([entry.view.run_id]))
+            runtime.governance.admit_listeners.append(lambda entry: model.admitted.__setitem__(entry.view.run_id, entry))
             options = AgentOptions(provider="scripted", model="m")
             if root_id is None:
                 root = (await host.agents.create(CreateAgentOptions(agent_options=options))).agent
@@ -268,8 +259,8 @@ async def program_run(home: Path, actions: list[tuple[str, Any]], behaviours: li
                 root = (await host.agents.resume(root_id, agent_options=options)).agent
                 state = runtime.owner(root)
                 if model.restart_spend is not None:
-                    if state.spent_chars != model.restart_spend:
-                        model.problems.append(f"spend {model.restart_spend} became {state.spent_chars} across a restart")
+                    if state.trigger.spent_chars != model.restart_spend:
+                        model.problems.append(f"spend {model.restart_spend} became {state.trigger.spent_chars} across a restart")
             for kind, arg in segment:
                 await step(host, runtime, root, kind, arg, model)
                 check(runtime, root, model)
@@ -277,8 +268,8 @@ async def program_run(home: Path, actions: list[tuple[str, Any]], behaviours: li
             final_state = runtime.owners.get(root.id)
         # teardown may still settle (and debit) in-flight work: read the spend after it
         if final_state is not None:
-            model.restart_spend = final_state.spent_chars
-            model.spend_window = (model.spend_window[0], final_state.spent_chars)
+            model.restart_spend = final_state.trigger.spent_chars
+            model.spend_window = (model.spend_window[0], final_state.trigger.spent_chars)
         # after teardown of this host: everything admitted settled exactly once
         for run_id in model.admitted:
             count = model.settle_counts[run_id]
@@ -302,21 +293,21 @@ async def step(host: Any, runtime: Any, root: Any, kind: str, arg: Any, model: M
         root.followup(create_user_message("a question"))
         await trio.sleep(0.5)
     elif kind == "pause":
-        controls.pause(runtime, root)
+        runtime.controls.pause(root)
     elif kind == "resume":
-        controls.resume(runtime, root)
+        runtime.controls.resume(root)
     elif kind == "retry":
         state = runtime.owners.get(root.id)
         if state is not None:
-            candidates = [v for c in state.cycles.values() for v in c.runs if str(v.phase) in ("failed", "aborted")]
-            if candidates and not state.active:
+            candidates = [v for c in state.governance.cycles.values() for v in c.runs if str(v.phase) in ("failed", "aborted")]
+            if candidates and not state.run.active:
                 try:
-                    controls.retry(runtime, root, candidates[-1].run_id)
+                    runtime.controls.retry(root, candidates[-1].run_id)
                 except Exception:
                     pass
     elif kind == "review_now":
         try:
-            controls.review_now(runtime, root)
+            runtime.controls.review_now(root)
         except Exception:
             pass
     elif kind == "sleep":
@@ -339,9 +330,9 @@ def check(runtime: Any, root: Any, model: Model) -> None:
     # a window opens when real user input arrives
     seen_window, seen_spend = model.spend_window
     window_key = model.user_inputs
-    if window_key == seen_window and state.spent_chars < seen_spend:
-        model.problems.append(f"spend went down within a window: {seen_spend} -> {state.spent_chars}")
-    model.spend_window = (window_key, state.spent_chars)
+    if window_key == seen_window and state.trigger.spent_chars < seen_spend:
+        model.problems.append(f"spend went down within a window: {seen_spend} -> {state.trigger.spent_chars}")
+    model.spend_window = (window_key, state.trigger.spent_chars)
 
 
 @settings(

@@ -21,7 +21,7 @@ from harness.host import open_host
 from harness.profiles import ProfileRow
 from shadow_mind_plugin.commands import SETTABLE, usage
 from shadow_mind_plugin.definitions import list_starters, load_starter
-from shadow_mind_plugin.runtime.state import Cooldown
+from shadow_mind_plugin.trigger.state import Cooldown
 from shadow_mind_plugin.settings import ShadowMindSettings, heal
 
 from .helpers import new_root, settle, shadow_host, write_definition
@@ -101,7 +101,7 @@ async def checked_turn(host: Any, root: Any) -> None:
 
 
 def all_runs(runtime: Any, root: Any) -> list[Any]:
-    return [v for c in runtime.owners[root.id].cycles.values() for v in c.runs]
+    return [v for c in runtime.owners[root.id].governance.cycles.values() for v in c.runs]
 
 
 def default_md(home: Path) -> Path:
@@ -119,8 +119,8 @@ def relays(root: Any) -> list[Any]:
 async def wait_for_stage(runtime: Any, root: Any, stage: str) -> Any:
     while True:
         state = runtime.owners.get(root.id)
-        if state and state.active:
-            entry = next(iter(state.active.values()))
+        if state and state.run.active:
+            entry = next(iter(state.run.active.values()))
             if entry.view.stage == stage:
                 return entry
         await trio.sleep(0.01)
@@ -240,7 +240,7 @@ async def test_status_shows_the_last_run_totals_and_spend(tmp_path: Path) -> Non
         (view,) = all_runs(runtime, root)
         text = ok(await shadow(host, root, "/shadow status"))
         lines = text.splitlines()
-        spent = runtime.owners[root.id].spent_chars
+        spent = runtime.owners[root.id].trigger.spent_chars
         assert spent > 0
         assert lines[0] == "Shadow Mind active; 0 running; 0 queued; 1 total runs; epoch 0"
         assert lines[1] == f"budget: standard ({spent} characters since the last user message)"
@@ -258,7 +258,7 @@ async def test_status_shows_a_running_review_and_a_cooldown(tmp_path: Path, auto
         root.followup(create_user_message("please check the notes"))
         entry = await wait_for_stage(runtime, root, "run")
         state = runtime.owners[root.id]
-        state.cooldowns["other"] = Cooldown(until=runtime.now() + 60, patterns=("spinning", "no_drift"))
+        state.trigger.cooldowns["other"] = Cooldown(until=runtime.now() + 60, patterns=("spinning", "no_drift"))
         text = ok(await shadow(host, root, "/shadow status"))
         assert "; 1 running; " in text.splitlines()[0]
         assert f"  running default/{entry.view.run_id} at run (seq {entry.view.captured_through_seq})" in text
@@ -280,7 +280,7 @@ async def test_status_shows_an_exhausted_budget(tmp_path: Path) -> None:
         root = await new_root(host)
         await checked_turn(host, root)
         text = ok(await shadow(host, root, "/shadow status"))
-        assert f"budget: exhausted ({runtime.owners[root.id].spent_chars} characters" in text
+        assert f"budget: exhausted ({runtime.owners[root.id].trigger.spent_chars} characters" in text
 
 
 # --- pause, resume, cycles -------------------------------------------------------------------------
@@ -298,13 +298,13 @@ async def test_pause_stops_automatic_reviews_and_resume_restarts_them(tmp_path: 
         # pausing twice is harmless
         ok(await shadow(host, root, "/shadow pause"))
         await checked_turn(host, root)
-        assert runtime.owners[root.id].total_runs == 0
+        assert runtime.owners[root.id].run.total_runs == 0
         assert not [r for r in adapter.requests if r.metadata["delegation_depth"] == 1]
 
         assert ok(await shadow(host, root, "/shadow resume")) == "Shadow reviews resumed."
         assert ok(await shadow(host, root, "/shadow status")).startswith("Shadow Mind active; ")
         await checked_turn(host, root)
-        assert runtime.owners[root.id].total_runs == 1
+        assert runtime.owners[root.id].run.total_runs == 1
 
 
 async def test_cycles(tmp_path: Path) -> None:
@@ -347,7 +347,7 @@ async def test_new_bypasses_probability_enabled_and_pause(tmp_path: Path) -> Non
     async with shadow_host(tmp_path, script(SILENT), home=home) as (host, adapter, runtime):
         root = await new_root(host)
         await checked_turn(host, root)
-        assert runtime.owners[root.id].total_runs == 0  # probability 0 and disabled: no automatic review
+        assert runtime.owners[root.id].run.total_runs == 0  # probability 0 and disabled: no automatic review
         ok(await shadow(host, root, "/shadow pause"))
         text = ok(await shadow(host, root, "/shadow new"))
         (view,) = all_runs(runtime, root)
@@ -383,12 +383,12 @@ async def test_new_bypasses_an_exhausted_budget(tmp_path: Path) -> None:
         root = await new_root(host)
         await checked_turn(host, root)
         state = runtime.owners[root.id]
-        assert state.total_runs == 1
+        assert state.run.total_runs == 1
         assert "budget: exhausted" in ok(await shadow(host, root, "/shadow status"))
         ok(await shadow(host, root, "/shadow new"))
         await settle(host, root)
-        assert state.total_runs == 2
-        assert state.last_run is not None and state.last_run.phase == "silent"
+        assert state.run.total_runs == 2
+        assert state.governance.last_run is not None and state.governance.last_run.phase == "silent"
 
 
 # --- retry -----------------------------------------------------------------------------------------------
@@ -405,7 +405,7 @@ async def test_retry_of_a_failed_run_uses_the_same_watermark_and_cycle(tmp_path:
         # retry by a unique prefix of the run id
         text = ok(await shadow(host, root, f"/shadow retry {failed.run_id[:8]}"))
         state = runtime.owners[root.id]
-        cycle = state.cycles[failed.captured_through_seq]
+        cycle = state.governance.cycles[failed.captured_through_seq]
         assert [v.run_id for v in cycle.runs][0] == failed.run_id
         retried = cycle.runs[1]
         assert text == f"Shadow retry admitted: default/{retried.run_id}."
@@ -413,8 +413,8 @@ async def test_retry_of_a_failed_run_uses_the_same_watermark_and_cycle(tmp_path:
         assert retried.run_id != failed.run_id
         assert retried.captured_through_seq == failed.captured_through_seq
         assert (retried.phase, retried.stage) == ("silent", "validate")
-        assert list(state.cycles) == [failed.captured_through_seq]  # no new cycle
-        assert state.total_runs == 2
+        assert list(state.governance.cycles) == [failed.captured_through_seq]  # no new cycle
+        assert state.run.total_runs == 2
         # the failed run keeps its own outcome
         assert (failed.phase, failed.reason_code) == ("failed", "PROVIDER_ERROR")
         cycles = ok(await shadow(host, root, "/shadow cycles")).splitlines()
@@ -443,7 +443,7 @@ async def test_retry_by_full_id_of_an_aborted_run(tmp_path: Path, autojump_clock
         ok(await shadow(host, root, "/shadow resume"))
         ok(await shadow(host, root, f"/shadow retry {aborted.run_id}"))
         await settle(host, root)
-        cycle = runtime.owners[root.id].cycles[aborted.captured_through_seq]
+        cycle = runtime.owners[root.id].governance.cycles[aborted.captured_through_seq]
         assert [v.phase for v in cycle.runs] == ["aborted", "silent"]
 
 
@@ -469,7 +469,7 @@ async def test_retry_errors(tmp_path: Path) -> None:
         assert err(await shadow(host, root, f"/shadow retry {short}")) == (
             f"Shadow run {short} was not found for this session; see /shadow cycles"
         )
-        assert runtime.owners[root.id].total_runs == 1
+        assert runtime.owners[root.id].run.total_runs == 1
 
 
 async def test_retry_of_a_disabled_definition_says_how_to_enable_it(tmp_path: Path) -> None:
@@ -487,7 +487,7 @@ async def test_retry_of_a_disabled_definition_says_how_to_enable_it(tmp_path: Pa
         ok(await shadow(host, root, "/shadow set enabled true"))
         ok(await shadow(host, root, f"/shadow retry {failed.run_id}"))
         await settle(host, root)
-        assert runtime.owners[root.id].total_runs == 2
+        assert runtime.owners[root.id].run.total_runs == 2
 
 
 # --- show and set ----------------------------------------------------------------------------------------------

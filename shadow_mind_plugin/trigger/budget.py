@@ -21,13 +21,23 @@ import hashlib
 import json
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import attrs
 
 from hookspecs.fsutil import write_atomic
 from hookspecs.values import EventTypes, SessionEvent
 
+from ..vocabulary import BudgetTier
+from .state import TriggerState
+
+if TYPE_CHECKING:
+    from ..core.context import RuntimeContext
+    from ..core.owner import OwnerState
+    from ..core.records import RunEntry
+
+#: under the shadow-minds root: per-root state that must survive a restart
+GOVERNANCE_DIR = "governance"
 SCHEMA_VERSION = 1
 MAX_DEBIT_IDS = 64
 
@@ -147,3 +157,71 @@ def is_real_user(event: SessionEvent) -> bool:
     message = event.data.get("message") if isinstance(event.data, dict) else None
     source = message.get("source") if isinstance(message, dict) else None
     return isinstance(source, dict) and source.get("kind") == "user"
+
+
+class BudgetKeeper:
+    """The budget tier of each root and the write-ahead spend behind it."""
+
+    def __init__(self, ctx: RuntimeContext) -> None:
+        self._ctx = ctx
+        self.directory = ctx.registry.root / GOVERNANCE_DIR
+
+    def load(self, root_id: str, events: Any) -> TriggerState:
+        """The trigger state of a root, with its persisted spend."""
+        ledger = BudgetLedger.load(self.directory, root_id, events)
+        if ledger.error:
+            self._ctx.logger.warning("dsh-shadow-mind: %s", ledger.error)
+        return TriggerState(ledger=ledger, spent_chars=ledger.spent_chars)
+
+    def tier(self, state: OwnerState) -> BudgetTier:
+        s = self._ctx.settings()
+        spent = state.trigger.spent_chars
+        ledger = state.trigger.ledger
+        budgeted = s.sessionShadowHardBudgetChars is not None or s.sessionShadowSoftBudgetChars is not None
+        if budgeted and ledger is not None and ledger.error:
+            return BudgetTier.EXHAUSTED  # unknown spend: fail closed
+        if s.sessionShadowHardBudgetChars is not None and spent >= s.sessionShadowHardBudgetChars:
+            return BudgetTier.EXHAUSTED
+        if s.sessionShadowSoftBudgetChars is not None and spent >= s.sessionShadowSoftBudgetChars:
+            return BudgetTier.FRUGAL
+        return BudgetTier.STANDARD
+
+    def error(self, state: OwnerState) -> str | None:
+        ledger = state.trigger.ledger
+        return ledger.error if ledger is not None else None
+
+    def _ledger(self, state: OwnerState) -> BudgetLedger | None:
+        """The root's ledger, persisting only while a budget is configured."""
+        ledger = state.trigger.ledger
+        if ledger is not None:
+            s = self._ctx.settings()
+            ledger.persist = s.sessionShadowHardBudgetChars is not None or s.sessionShadowSoftBudgetChars is not None
+        return ledger
+
+    def _write(self, ledger: BudgetLedger, change: Callable[[], None], *, warn: bool = False) -> None:
+        try:
+            change()
+        except OSError as exc:
+            ledger.error = f"the Shadow budget state could not be written ({type(exc).__name__})"
+            if warn:
+                self._ctx.logger.warning("dsh-shadow-mind: %s", ledger.error)
+
+    def spend(self, state: OwnerState, chars: int, entry: RunEntry, kind: str) -> None:
+        """Count characters against the session budget, write-ahead when persisted."""
+        ledger = self._ledger(state)
+        if ledger is not None and ledger.error is None:
+            self._write(ledger, lambda: ledger.debit(f"{entry.view.run_id}:{kind}", chars, self._ctx.iso_now), warn=True)
+        state.trigger.spent_chars += chars
+
+    def commit_user_window(self, state: OwnerState, seq: int) -> None:
+        """The real user message that opened the budget window was committed."""
+        ledger = self._ledger(state)
+        if ledger is not None and ledger.error is None:
+            self._write(ledger, lambda: ledger.mark_user_seq(seq, self._ctx.iso_now))
+
+    def open_window(self, state: OwnerState) -> None:
+        """Real user input arrived: a fresh budget window."""
+        state.trigger.spent_chars = 0
+        ledger = self._ledger(state)
+        if ledger is not None:
+            self._write(ledger, lambda: ledger.open_window(state.root.session.seq, self._ctx.iso_now))

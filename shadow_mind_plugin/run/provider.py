@@ -29,7 +29,7 @@ from hookspecs.values import (
 )
 
 from ..contract import STRUCTURED_OUTPUT_DESCRIPTION, STRUCTURED_OUTPUT_INSTRUCTION, narrow_output
-from ..governance.watchdog import DegenerateOutputGuard, resolve_reasoning_budget
+from .watchdog import DegenerateOutputGuard, resolve_reasoning_budget
 from ..prompt import THINK_FIRST_CONTINUATION
 from ..vocabulary import PROVIDER_NAME, STOP_DEGENERATE_OUTPUT, STOP_NO_STRUCTURED_OUTPUT
 

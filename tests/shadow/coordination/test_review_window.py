@@ -7,7 +7,7 @@ from collections.abc import Sequence
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from shadow_mind_plugin.governance.review_window import (
+from shadow_mind_plugin.coordination.review_window import (
     Detection,
     ReviewEntry,
     ReviewWindow,

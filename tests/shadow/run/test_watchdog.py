@@ -8,7 +8,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from shadow_mind_plugin.governance.watchdog import (
+from shadow_mind_plugin.run.watchdog import (
     MAX_CHARS_WITHOUT_TOOL_CALL,
     MAX_REASONING_CHARS_BASE,
     TAIL_CAP,

@@ -1,9 +1,10 @@
-"""Per-root state and run records. All of it is process-local: nothing here is
-ever written to a session log."""
+"""The records every path shares: a live admitted run (:class:`RunEntry`), what
+status and cards show about it (:class:`RunView`), the cycle that groups the
+runs reviewing one watermark (:class:`Cycle`), and why a run was cancelled.
+All of it is process-local: nothing here is ever written to a session log."""
 
 from __future__ import annotations
 
-from collections import deque
 from typing import TYPE_CHECKING, Any
 
 import attrs
@@ -11,18 +12,11 @@ import trio
 
 from hookspecs.values import CancelToken
 
-from ..governance.review_window import ReviewWindow
-from ..projection import IncrementalProjector
 from ..vocabulary import BudgetTier, CancellationSource, Phase, ReasonCode, Stage
-from .budget import BudgetLedger
-from .tracker import TaskTracker
 
 if TYPE_CHECKING:
-    from hookspecs.protocols import Agent
-
     from ..definitions.model import ShadowDefinition
-    from ..governance.value_loop import ChallengeObserver
-    from .batcher import ReportBatcher
+    from .owner import OwnerState
 
 
 @attrs.define(eq=False, kw_only=True)
@@ -113,68 +107,3 @@ class RunEntry:
     prompt_chars: int = 0
     #: the definition's holdout literals; everything the run shows is redacted
     holdout_keys: tuple[str, ...] = ()
-
-
-@attrs.define(eq=False, kw_only=True)
-class PendingTurn:
-    cycle: Cycle
-    epoch: int
-    seq: int
-
-
-@attrs.define(eq=False, kw_only=True)
-class Cooldown:
-    until: float
-    patterns: tuple[str, ...]
-
-
-@attrs.define(eq=False, kw_only=True)
-class OwnerState:
-    """Everything Shadow Mind tracks about one root agent."""
-
-    root: Agent
-    batcher: ReportBatcher
-    epoch: int = 0
-    paused: bool = False
-    active: dict[str, RunEntry] = attrs.field(factory=dict)
-    cycles: dict[int, Cycle] = attrs.field(factory=dict)
-    pending: deque[PendingTurn] = attrs.field(factory=deque)
-    total_runs: int = 0
-    spent_chars: int = 0
-    cooldowns: dict[str, Cooldown] = attrs.field(factory=dict)
-    pending_escalations: dict[str, str] = attrs.field(factory=dict)
-    last_run: RunView | None = None
-    #: schedule tasks and run lifecycles
-    work: TaskTracker = attrs.field(factory=TaskTracker)
-    released: bool = False
-    draining: bool = False
-    #: renders only the events appended since the previous review
-    projector: IncrementalProjector = attrs.field(factory=IncrementalProjector)
-    #: the persisted character budget (loaded when the state is created)
-    ledger: BudgetLedger | None = None
-    #: validated reports waiting in the batcher, by run id
-    awaiting_relay: dict[str, RunEntry] = attrs.field(factory=dict)
-    #: accepted envelopes per definition (stagnation and decay)
-    review_window: ReviewWindow = attrs.field(factory=ReviewWindow)
-    #: relayed challenges not classified yet, by run id
-    pending_challenges: dict[str, ChallengeObserver] = attrs.field(factory=dict)
-    #: value-loop counts per definition
-    value_stats: dict[str, dict[str, int]] = attrs.field(factory=dict)
-
-    @property
-    def root_id(self) -> str:
-        return self.root.id
-
-    def cycle_for(self, seq: int) -> Cycle:
-        cycle = self.cycles.get(seq)
-        if cycle is None:
-            cycle = Cycle(captured_through_seq=seq)
-            self.cycles[seq] = cycle
-        return cycle
-
-    def find_run(self, run_id: str) -> tuple[Cycle, RunView] | None:
-        for cycle in self.cycles.values():
-            for view in cycle.runs:
-                if view.run_id == run_id:
-                    return cycle, view
-        return None

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from shadow_mind_plugin.governance.ladder import StagnationAction, next_effort, stagnation_action
+from shadow_mind_plugin.coordination.ladder import StagnationAction, next_effort, stagnation_action
 
 LADDER = ("low", "medium", "high")
 

@@ -1,29 +1,41 @@
-"""The value loop: relayed challenges are classified later as adopted,
-rejected or ignored. It only observes; it never changes scheduling."""
+"""The value loop on live sessions: relayed challenges are classified later as
+adopted, rejected or ignored. It only observes; it never changes scheduling."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
+
+import attrs
 
 from hookspecs.values import SessionEvent
 
-from ..governance.value_loop import ChallengeObserver, capture_challenges
+from ..core.clock import iso
+from ..settings import ShadowMindSettings
 from ..vocabulary import ValueClassification
-from .clock import iso
+from .value_loop import ChallengeObserver, capture_challenges
 
 if TYPE_CHECKING:
-    from .runtime import ShadowRuntime
-    from .state import OwnerState
+    from ..core.owner import OwnerState
+
+
+@attrs.frozen(kw_only=True)
+class ValueContext:
+    settings: ShadowMindSettings
+    now: Callable[[], float]
+    journal: Callable[[dict[str, Any]], None]
 
 
 def _counts(state: OwnerState, shadow_id: str) -> dict[str, int]:
-    return state.value_stats.setdefault(shadow_id, {"challenges": 0, "adopted": 0, "rejected": 0, "ignored": 0})
+    return state.governance.value_stats.setdefault(
+        shadow_id, {"challenges": 0, "adopted": 0, "rejected": 0, "ignored": 0}
+    )
 
 
-def capture(rt: ShadowRuntime, state: OwnerState, event: SessionEvent) -> None:
-    if not rt.settings().valueLoopEnabled:
+def capture(ctx: ValueContext, state: OwnerState, event: SessionEvent) -> None:
+    if not ctx.settings.valueLoopEnabled:
         return
-    pending = state.pending_challenges
+    pending = state.governance.pending_challenges
     events = state.root.session.events
     for challenge in capture_challenges(event):
         if challenge.run_id in pending:
@@ -34,11 +46,11 @@ def capture(rt: ShadowRuntime, state: OwnerState, event: SessionEvent) -> None:
         _counts(state, challenge.shadow_id)["challenges"] += 1
 
 
-def evaluate(rt: ShadowRuntime, state: OwnerState, turn_end: SessionEvent) -> None:
-    settings = rt.settings()
+def evaluate(ctx: ValueContext, state: OwnerState, turn_end: SessionEvent) -> None:
+    settings = ctx.settings
     if not settings.valueLoopEnabled:
         return
-    pending = state.pending_challenges
+    pending = state.governance.pending_challenges
     if not pending:
         return
     events = state.root.session.events
@@ -56,9 +68,9 @@ def evaluate(rt: ShadowRuntime, state: OwnerState, turn_end: SessionEvent) -> No
             ValueClassification.IGNORED: "ignored",
         }[classification]
         counts[key] += 1
-        rt.journal.value_loop(
+        ctx.journal(
             {
-                "time": iso(rt.now()),
+                "time": iso(ctx.now()),
                 "root_session_id": state.root_id,
                 "shadow_id": challenge.shadow_id,
                 "run_id": challenge.run_id,
@@ -72,7 +84,7 @@ def evaluate(rt: ShadowRuntime, state: OwnerState, turn_end: SessionEvent) -> No
 
 def stats(state: OwnerState) -> list[dict[str, Any]]:
     out = []
-    for shadow_id, counts in sorted(state.value_stats.items()):
+    for shadow_id, counts in sorted(state.governance.value_stats.items()):
         decided = counts["adopted"] + counts["rejected"]
         row: dict[str, Any] = {"shadow_id": shadow_id, **counts}
         if decided:

@@ -12,7 +12,7 @@ from typing import Any, Generic, TypeVar
 
 import trio
 
-from .tracker import TaskTracker
+from ..core.tracker import TaskTracker
 
 R = TypeVar("R")
 

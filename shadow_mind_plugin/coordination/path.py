@@ -1,0 +1,101 @@
+"""The coordination path: every accepted report enters the review window;
+a detected stagnation pattern reserves one higher reasoning effort or installs
+a cooldown, both of which the trigger path honours."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from ..core.clock import iso
+from ..vocabulary import StagnationPattern
+from .ladder import stagnation_action
+from .review_window import ReviewEntry, ReviewWindowOptions
+
+if TYPE_CHECKING:
+    from ..core.context import RuntimeContext
+    from ..core.owner import OwnerState
+    from ..core.ports import Governance
+    from ..core.records import RunEntry
+    from ..settings import ShadowMindSettings
+
+
+def options_of(settings: ShadowMindSettings) -> ReviewWindowOptions:
+    return ReviewWindowOptions(
+        spinning_repeat_count=settings.spinningRepeatCount,
+        oscillation_periods=settings.oscillationPeriods,
+        no_drift_repeat_count=settings.noDriftRepeatCount,
+        diminishing_window_size=settings.diminishingWindowSize,
+        diminishing_novelty_threshold=settings.diminishingNoveltyThreshold,
+    )
+
+
+class CoordinationPath:
+    def __init__(self, ctx: RuntimeContext, governance: Governance) -> None:
+        self._ctx = ctx
+        self._governance = governance
+
+    def record_review(self, entry: RunEntry, verdict: str, refs: tuple[int, ...]) -> None:
+        """Called for every accepted report, before it is batched."""
+        settings = self._ctx.settings()
+        state = entry.owner
+        shadow_id = entry.definition.id
+        window = state.coordination.review_window
+        window.record(
+            ReviewEntry(
+                shadow_id=shadow_id,
+                run_id=entry.view.run_id,
+                verdict=verdict,
+                refs=refs,
+                captured_through_seq=entry.view.captured_through_seq,
+                finished_at=self._ctx.iso_now(),
+            ),
+            window_size=settings.reviewWindowSize,
+            decay=settings.staleReportDecay,
+        )
+        detections = window.detect(shadow_id, options_of(settings))
+        if not detections:
+            return
+        patterns = [str(d.pattern) for d in detections]
+        action = stagnation_action(
+            patterns,
+            escalation_enabled=settings.stagnationEscalationEnabled,
+            current_effort=entry.escalated_effort or entry.definition.reasoning_effort,
+            ladder=settings.reasoningEffortLadder,
+        )
+        if action.kind == "escalate" and action.reasoning_effort:
+            state.trigger.reserve_escalation(shadow_id, action.reasoning_effort)
+            self._governance.debug_quality(
+                entry, status="stagnation", patterns=patterns, action="escalate", reasoning_effort=action.reasoning_effort
+            )
+            return
+        self._install_cooldown(entry, patterns)
+
+    def on_degenerate_output(self, entry: RunEntry) -> None:
+        """A watchdog kill counts as spinning."""
+        self._install_cooldown(entry, [str(StagnationPattern.SPINNING)], trigger="degenerate-output")
+
+    def _install_cooldown(self, entry: RunEntry, patterns: list[str], *, trigger: str | None = None) -> None:
+        until = self._ctx.now() + self._ctx.settings().stagnationCooldownSeconds
+        entry.owner.trigger.install_cooldown(entry.definition.id, until, tuple(patterns))
+        extra: dict[str, Any] = {"trigger": trigger} if trigger else {}
+        self._governance.debug_quality(
+            entry, status="stagnation", patterns=patterns, action="cooldown", cooldown_until=iso(until), **extra
+        )
+
+    def reset(self, state: OwnerState) -> None:
+        """Real user input arrived: no stale review metadata."""
+        state.coordination.review_window.clear()
+
+
+def recent_reviews(state: OwnerState) -> list[dict[str, Any]]:
+    return [
+        {
+            "shadow_id": e.shadow_id,
+            "run_id": e.run_id,
+            "verdict": e.verdict,
+            "refs": list(e.refs),
+            "captured_through_seq": e.captured_through_seq,
+            "finished_at": e.finished_at,
+        }
+        for e in state.coordination.review_window.entries()
+    ]

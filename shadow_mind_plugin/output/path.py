@@ -1,0 +1,129 @@
+"""The output path: outcome, batching and the durable relay.
+
+Accepted reports wait in the root's batcher; when its window closes they are
+ordered by severity and relayed as one user message with ``shadow-report``
+provenance — after the exact root identity and epoch are checked again.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from ..core.records import Cancellation
+from ..governance.safe_errors import safe_error
+from ..vocabulary import CancellationSource, Phase, ReasonCode, Stage
+from .batcher import ReportBatcher
+from .outcome import OutcomeRules
+from .relay import HoldoutLeak, PendingReport, build_relay, order_by_severity
+from .state import OutputState
+
+if TYPE_CHECKING:
+    from ..core.context import RuntimeContext
+    from ..core.owner import OwnerState
+    from ..core.ports import Budget, Governance, Review
+    from ..core.records import RunEntry
+
+
+class OutputPath:
+    def __init__(self, ctx: RuntimeContext, *, governance: Governance, review: Review, budget: Budget) -> None:
+        self._ctx = ctx
+        self._governance = governance
+        #: validated reports waiting in a batcher, by run id (run ids are unique)
+        self._awaiting: dict[str, RunEntry] = {}
+        self._rules = OutcomeRules(ctx, governance=governance, review=review, budget=budget, enqueue=self._enqueue)
+
+    def new_state(self) -> OutputState:
+        return OutputState(
+            batcher=ReportBatcher(
+                window_seconds=lambda: self._ctx.settings().resultBatchWindowMs / 1000.0,
+                deliver=self._deliver,
+                spawn=self._ctx.host.spawn,
+                logger=self._ctx.logger,
+            )
+        )
+
+    def decide(
+        self,
+        entry: RunEntry,
+        projection: Any,
+        result: Any,
+        failure: tuple[Stage, ReasonCode, BaseException] | None,
+        dispose_error: BaseException | None,
+        keys: tuple[str, ...],
+    ) -> None:
+        self._rules.decide(entry, projection, result, failure, dispose_error, keys)
+
+    def _enqueue(self, entry: RunEntry, report: PendingReport) -> bool:
+        if not entry.owner.output.batcher.add(report):
+            return False
+        self._awaiting[entry.view.run_id] = entry
+        return True
+
+    def discard_waiting(self, state: OwnerState, cancellation: Cancellation) -> None:
+        """Every validated report not yet relayed becomes ``aborted`` at ``relay``."""
+        for report in state.output.batcher.take_waiting():
+            entry = self._awaiting.pop(report.run_id, None)
+            if entry is not None:
+                self._abort_at_relay(entry, cancellation)
+
+    def _abort_at_relay(self, entry: RunEntry, cancellation: Cancellation) -> None:
+        entry.view.content = None
+        entry.view.relayed = False
+        self._governance.finish_run(
+            entry, Phase.ABORTED, stage=Stage.RELAY, reason=cancellation.reason, source=cancellation.source
+        )
+        self._governance.debug(entry, "report-delivery-discarded")
+
+    async def _deliver(self, reports: list[PendingReport]) -> None:
+        entries = {r.run_id: self._awaiting.pop(r.run_id) for r in reports if r.run_id in self._awaiting}
+        if not entries:
+            return
+        state = next(iter(entries.values())).owner
+        ctx = self._ctx
+        if ctx.stopped or not ctx.is_current(state):
+            cancellation = (
+                Cancellation(reason=ReasonCode.PLUGIN_DISPOSED, source=CancellationSource.PLUGIN_LIFECYCLE)
+                if ctx.stopped
+                else Cancellation(reason=ReasonCode.ROOT_DISPOSED, source=CancellationSource.ROOT_LIFECYCLE)
+            )
+            for waiting in entries.values():
+                self._abort_at_relay(waiting, cancellation)
+            return
+        current: list[PendingReport] = []
+        for report in reports:
+            entry = entries.get(report.run_id)
+            if report.epoch != state.epoch or (state.paused and not report.manual):
+                if entry is not None:
+                    self._abort_at_relay(
+                        entry, Cancellation(reason=ReasonCode.STALE_EPOCH, source=CancellationSource.RUNTIME)
+                    )
+                continue
+            current.append(report)
+        if current:
+            self._relay(state, order_by_severity(current), entries)
+
+    def _relay(self, state: OwnerState, ordered: list[PendingReport], entries: dict[str, RunEntry]) -> None:
+        governance = self._governance
+        try:
+            message = build_relay(ordered)
+            root = state.root
+            if root.status == "running":
+                root.steer(message)
+            else:
+                root.followup(message)
+        except Exception as exc:
+            error = safe_error(exc) if not isinstance(exc, HoldoutLeak) else {"name": "HoldoutLeak", "message": str(exc)}
+            for report in ordered:
+                entry = entries.get(report.run_id)
+                if entry is not None:
+                    entry.view.relayed = False
+                    governance.finish_run(
+                        entry, Phase.FAILED, stage=Stage.RELAY, reason=ReasonCode.REPORT_DELIVERY_FAILED, error=error
+                    )
+                    governance.debug(entry, "report-delivery-failed")
+            raise
+        for report in ordered:
+            entry = entries.get(report.run_id)
+            if entry is not None:
+                governance.finish_run(entry, Phase.REPORT, stage=Stage.RELAY, relayed=True)
+                governance.debug(entry, "report-delivered")

@@ -1,0 +1,190 @@
+"""The run path: admission, the run lifecycle, deadlines and cancellation.
+
+:meth:`RunPath.launch` admits one run (budget tier, frugal route, reserved
+escalation, holdout literals) and starts its lifecycle; the lifecycle runs the
+pipeline under the run's cancel scope and a deadline, and settles a run the
+pipeline could not settle itself (stopped from outside).
+"""
+
+from __future__ import annotations
+
+import uuid
+from collections.abc import Callable
+from typing import TYPE_CHECKING
+
+import trio
+
+from ..core.records import Cancellation, RunEntry, RunView
+from ..governance.holdout import redact
+from ..governance.safe_errors import safe_error
+from ..routes import root_route
+from ..vendor import independence
+from ..vocabulary import BudgetTier, CancellationSource, Phase, ReasonCode, Stage
+from .pipeline import ReviewPipeline
+
+if TYPE_CHECKING:
+    from ..core.context import RuntimeContext
+    from ..core.owner import OwnerState
+    from ..core.ports import Budget, Governance, Outcomes
+    from ..core.records import Cycle
+    from ..definitions.model import ShadowDefinition
+
+#: After a cancellation is requested, how long a provider may take to stop
+#: before the run stops waiting for it.
+CANCEL_GRACE_SECONDS = 30.0
+
+
+class RunPath:
+    def __init__(
+        self,
+        ctx: RuntimeContext,
+        *,
+        governance: Governance,
+        budget: Budget,
+        outcomes: Outcomes,
+        on_run_ended: Callable[[OwnerState], None],
+    ) -> None:
+        self._ctx = ctx
+        self._governance = governance
+        self._budget = budget
+        self._on_run_ended = on_run_ended
+        self._pipeline = ReviewPipeline(ctx, governance=governance, budget=budget, outcomes=outcomes)
+
+    # --- admission ----------------------------------------------------------------------------
+
+    def launch(
+        self,
+        state: OwnerState,
+        cycle: Cycle,
+        epoch: int,
+        seq: int,
+        definition: ShadowDefinition,
+        *,
+        manual: bool = False,
+    ) -> RunEntry | None:
+        ctx = self._ctx
+        if ctx.stopped or state.epoch != epoch or not ctx.is_current(state):
+            return None
+        if definition.id in state.run.active:
+            return None
+        tier = self._budget.tier(state)
+        if not manual and (state.paused or tier == BudgetTier.EXHAUSTED):
+            return None
+        frugal = ctx.settings().frugalShadowModel if tier == BudgetTier.FRUGAL else None
+        escalated = state.trigger.pending_escalations.pop(definition.id, None)
+        root = root_route(state.root.options.provider, state.root.options.model)
+        route = frugal or definition.run_with_model or root
+        keys = self._holdout_keys(definition)
+        view = RunView(
+            run_id=uuid.uuid4().hex,
+            shadow_id=definition.id,
+            shadow_name=redact(definition.name, keys) if keys else definition.name,
+            captured_through_seq=seq,
+            phase=Phase.RUNNING,
+            stage=Stage.PREPARE,
+            started_at=ctx.iso_now(),
+            independence=str(independence(root, route)),
+            route=route,
+        )
+        entry = RunEntry(
+            view=view,
+            owner=state,
+            definition=definition,
+            cycle=cycle,
+            epoch=epoch,
+            manual=manual,
+            frugal_route=frugal,
+            escalated_effort=escalated,
+            budget_tier=BudgetTier.FRUGAL if frugal else BudgetTier.STANDARD,
+            holdout_keys=keys,
+        )
+        state.run.active[definition.id] = entry
+        cycle.runs.append(view)
+        cycle.scheduling = False
+        state.run.total_runs += 1
+        state.work.enter()
+        ctx.host.spawn(self._lifecycle, entry, name=f"shadow-mind:run:{view.run_id[:8]}")
+        self._governance.admitted(entry)
+        self._governance.update_card(state, cycle)
+        return entry
+
+    def _holdout_keys(self, definition: ShadowDefinition) -> tuple[str, ...]:
+        """The literals to hide for a holdout definition; a broken sidecar is
+        reported by the run itself (prepare fails), so here it yields none."""
+        if not definition.holdout:
+            return ()
+        try:
+            return tuple(self._ctx.registry.holdout_keys(definition.id))
+        except Exception:
+            return ()
+
+    # --- lifecycle ------------------------------------------------------------------------------
+
+    async def _lifecycle(self, entry: RunEntry) -> None:
+        state = entry.owner
+        governance = self._governance
+        try:
+            governance.debug(entry, "run-admitted")
+            timeout = entry.definition.timeout_seconds or self._ctx.settings().defaultShadowTimeoutSeconds
+            async with trio.open_nursery() as nursery:
+                nursery.start_soon(self._deadline, entry, timeout)
+                with entry.scope:
+                    await self._pipeline.run(entry)
+                nursery.cancel_scope.cancel()
+        except Exception as exc:
+            error = safe_error(exc)
+            self._ctx.logger.warning("dsh-shadow-mind: shadow %s failed: %s", entry.definition.id, error["message"])
+            governance.finish_run(entry, Phase.FAILED, reason=ReasonCode.UNKNOWN_FAILURE, error=error)
+        finally:
+            if not entry.settled and entry.view.phase == Phase.RUNNING:
+                # the pipeline was stopped from outside (grace expired, host teardown)
+                self._settle_stopped(entry)
+            if state.run.active.get(entry.definition.id) is entry:
+                del state.run.active[entry.definition.id]
+            entry.done.set()
+            governance.update_card(state, entry.cycle)
+            self._on_run_ended(state)
+            state.work.exit()
+
+    def _settle_stopped(self, entry: RunEntry) -> None:
+        cancellation = entry.cancellation
+        if cancellation is not None:
+            self._governance.finish_run(
+                entry,
+                Phase.ABORTED,
+                stage=entry.cancellation_stage or entry.view.stage,
+                reason=cancellation.reason,
+                source=cancellation.source,
+            )
+        else:
+            self._governance.finish_run(
+                entry,
+                Phase.FAILED,
+                reason=ReasonCode.UNKNOWN_FAILURE,
+                error={"name": "Error", "message": "Shadow run settled without a result"},
+            )
+
+    async def _deadline(self, entry: RunEntry, timeout: float) -> None:
+        with trio.move_on_after(timeout):
+            await entry.cancel_requested.wait()
+        if not entry.cancel_requested.is_set():
+            self.request_cancellation(entry, ReasonCode.SHADOW_TIMEOUT, CancellationSource.TIMEOUT)
+        await trio.sleep(CANCEL_GRACE_SECONDS)
+        entry.scope.cancel()
+
+    # --- cancellation ---------------------------------------------------------------------------
+
+    def cancel_active(self, state: OwnerState, reason: ReasonCode, source: CancellationSource) -> None:
+        for entry in list(state.run.active.values()):
+            self.request_cancellation(entry, reason, source)
+
+    def request_cancellation(self, entry: RunEntry, reason: ReasonCode, source: CancellationSource) -> None:
+        if entry.settled or entry.cancellation is not None:
+            return
+        entry.cancellation = Cancellation(reason=reason, source=source)
+        entry.cancellation_stage = entry.view.stage
+        entry.view.reason_code = reason
+        entry.view.cancellation_source = source
+        self._governance.debug(entry, "run-cancellation-requested")
+        entry.cancel_requested.set()
+        entry.token.cancel(reason)

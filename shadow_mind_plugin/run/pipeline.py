@@ -1,0 +1,200 @@
+"""One reviewer run: prepare → start → run → dispose, then the output path
+decides the outcome.
+
+Failures are captured with the reason code of the segment they happened in;
+the outcome is decided once, after disposal (see
+:mod:`shadow_mind_plugin.output.outcome`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import TYPE_CHECKING, Any
+
+import attrs
+import trio
+
+from hookspecs.values import Capabilities, SubagentRequest, TextBlock, ToolFilter
+
+from ..contract import OUTPUT_SCHEMA
+from ..governance.holdout import redact
+from ..prompt import build_prompt
+from ..routes import model_selection, root_route
+from ..tokens import prompt_token_budget
+from ..utf16 import u16len
+from ..vocabulary import DEFAULT_SHADOW_TOOLS, PROVIDER_NAME, ReasonCode, Stage
+
+if TYPE_CHECKING:
+    from ..core.context import RuntimeContext
+    from ..core.ports import Budget, Governance, Outcomes
+    from ..core.records import RunEntry
+
+#: How long ``dispose()`` may take.
+DISPOSE_SECONDS = 30.0
+
+
+class CapabilityError(Exception):
+    pass
+
+
+def required_capabilities(selection: Any, minimal: bool, think_first: bool) -> list[str]:
+    missing: list[str] = []
+    if selection is not None:
+        missing.append(Capabilities.MODEL_SELECTION)
+    if minimal:
+        missing.append(Capabilities.CONTEXT_INHERITANCE)
+    if think_first:
+        missing.append(Capabilities.THINK_FIRST)
+    return missing
+
+
+class ReviewPipeline:
+    def __init__(self, ctx: RuntimeContext, *, governance: Governance, budget: Budget, outcomes: Outcomes) -> None:
+        self._ctx = ctx
+        self._governance = governance
+        self._budget = budget
+        self._outcomes = outcomes
+
+    async def run(self, entry: RunEntry) -> None:
+        governance = self._governance
+        failure_code = ReasonCode.TRAJECTORY_BUILD_FAILED
+        failure: tuple[Stage, ReasonCode, BaseException] | None = None
+        dispose_error: BaseException | None = None
+        projection: Any = None
+        result: Any = None
+        run: Any = None
+        keys: tuple[str, ...] = ()
+        try:
+            governance.set_stage(entry, Stage.PREPARE)
+            if entry.definition.holdout:
+                keys = tuple(self._ctx.registry.holdout_keys(entry.definition.id))
+            projection = self._project(entry)
+            failure_code = ReasonCode.MODEL_SELECTION_INVALID
+            framed = self._frame(entry, projection, keys)
+            failure_code = ReasonCode.SUBAGENT_START_FAILED
+            governance.set_stage(entry, Stage.START)
+            run = await self._ctx.host.subagents.start(PROVIDER_NAME, _request(entry, projection, framed))
+            entry.view.child_session_id = run.id
+            governance.debug(entry, "child-started")
+            failure_code = ReasonCode.SUBAGENT_RESULT_FAILED
+            governance.set_stage(entry, Stage.RUN)
+            result = await run.result()
+            child = run.local_agent
+            if child is not None:
+                governance.record_child_telemetry(entry, child.session.events)
+        except Exception as exc:
+            failure = (entry.view.stage, failure_code, exc)
+        finally:
+            if run is not None:
+                governance.set_stage(entry, Stage.DISPOSE)
+                dispose_error = await _dispose(run)
+        governance.quality_metadata(entry, result, failure)
+        self._outcomes.decide(entry, projection, result, failure, dispose_error, keys)
+
+    def _project(self, entry: RunEntry) -> Any:
+        """The trajectory through the watermark, as the reviewer will read it."""
+        state = entry.owner
+        return state.run.projector.project(
+            state.root.session.events,
+            entry.view.captured_through_seq,
+            disclosure=self._ctx.settings().argumentDisclosure,
+            capture=entry.definition.capture,
+        )
+
+    def _frame(self, entry: RunEntry, projection: Any, keys: tuple[str, ...]) -> _Framed:
+        """Model selection, capability checks and the framed prompt (counted
+        against the budget)."""
+        ctx = self._ctx
+        root = entry.owner.root
+        definition = entry.definition
+        root_path = root_route(root.options.provider, root.options.model)
+        selection = model_selection(
+            run_with_model=definition.run_with_model,
+            reasoning_effort=definition.reasoning_effort,
+            root=root_path,
+            override_route=entry.frugal_route,
+            override_effort=entry.escalated_effort,
+        )
+        minimal = definition.context == "minimal"
+        provider = ctx.host.subagents.get(PROVIDER_NAME)
+        if provider is None:
+            raise CapabilityError("Shadow Mind subagent provider is not registered")
+        capabilities = provider.capabilities
+        needed = required_capabilities(selection, minimal, definition.think_first)
+        missing = [c for c in needed if not capabilities.get(c)]
+        if missing:
+            raise CapabilityError(f"Shadow Mind subagent provider lacks required capabilities: {', '.join(missing)}")
+        route = entry.frugal_route or definition.run_with_model or root_path
+        prompt = build_prompt(
+            definition.name,
+            definition.id,
+            definition.prompt,
+            projection.text,
+            entry.view.captured_through_seq,
+            think_first=definition.think_first,
+            max_prompt_chars=ctx.settings().maxPromptChars,
+            max_prompt_tokens=prompt_token_budget(self._model_info(route)),
+        )
+        if keys:
+            prompt = redact(prompt, keys)
+        entry.prompt_chars = u16len(prompt)
+        self._budget.spend(entry.owner, entry.prompt_chars, entry, "prompt")
+        return _Framed(prompt=prompt, selection=selection, minimal=minimal, capabilities=capabilities)
+
+    def _model_info(self, route: str | None) -> Any:
+        if not route:
+            return None
+        provider, _, model = route.partition("/")
+        try:
+            return self._ctx.host.llm.model_info(provider, model)
+        except Exception:
+            return None
+
+
+@attrs.frozen(kw_only=True)
+class _Framed:
+    prompt: str
+    selection: Any
+    minimal: bool
+    capabilities: Mapping[str, bool]
+
+
+def _request(entry: RunEntry, projection: Any, framed: _Framed) -> SubagentRequest:
+    definition = entry.definition
+    selection = framed.selection
+    extensions: dict[str, Any] = {}
+    if selection is not None:
+        extensions[Capabilities.MODEL_SELECTION] = {
+            "provider": selection.provider,
+            "model": selection.model,
+            "reasoning_effort": selection.reasoning_effort,
+        }
+    if framed.minimal:
+        extensions[Capabilities.CONTEXT_INHERITANCE] = "none"
+    if definition.think_first:
+        extensions[Capabilities.THINK_FIRST] = True
+    if framed.capabilities.get("anchor_seqs"):
+        extensions["anchor_seqs"] = sorted(projection.seqs)
+    return SubagentRequest(
+        label=f"shadow:{definition.id}",
+        prompt=(TextBlock(text=framed.prompt),),
+        parent=entry.owner.root,
+        cancel=entry.token,
+        max_depth=1,
+        tool_filter=ToolFilter.of(list(dict.fromkeys([*DEFAULT_SHADOW_TOOLS, *definition.tools]))),
+        output_schema=OUTPUT_SCHEMA,
+        extensions=extensions,
+    )
+
+
+async def _dispose(run: Any) -> BaseException | None:
+    """Dispose of the child, shielded from the run's cancellation and bounded."""
+    with trio.CancelScope(shield=True):
+        with trio.move_on_after(DISPOSE_SECONDS) as scope:
+            try:
+                await run.dispose()
+            except Exception as exc:
+                return exc
+        if scope.cancelled_caught:
+            return TimeoutError(f"disposal did not finish within {DISPOSE_SECONDS:g}s")
+    return None

@@ -1,0 +1,140 @@
+"""The trigger path: from an eligible root tool turn to an admitted run.
+
+One roll per eligible turn for the ``default`` definition (probability ×
+decay), skipped under a cooldown or an exhausted budget; while a reviewer
+runs, eligible turns wait in a FIFO queue and are rolled when it ends.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
+
+import trio
+
+from ..governance.safe_errors import safe_error
+from ..rng import make_random
+from ..vocabulary import DEFAULT_SHADOW_ID, BudgetTier, ReasonCode, Stage
+from .state import PendingTurn
+
+if TYPE_CHECKING:
+    from ..core.context import RuntimeContext
+    from ..core.owner import OwnerState
+    from ..core.ports import Budget, Governance, Launcher
+    from ..core.records import Cycle
+
+
+class TriggerPath:
+    def __init__(self, ctx: RuntimeContext, *, budget: Budget, governance: Governance, launcher: Launcher) -> None:
+        self._ctx = ctx
+        self._budget = budget
+        self._governance = governance
+        self._launcher = launcher
+        self._seed = ctx.settings().randomSeed
+        self.random: Callable[[], float] = make_random(self._seed)
+        self._logged_catalog: Any = None
+
+    def reseed(self, seed: float | None) -> None:
+        if seed != self._seed:
+            self._seed = seed
+            self.random = make_random(seed)
+
+    def on_tool_turn(self, state: OwnerState, seq: int) -> None:
+        """A completed root turn that used tools was committed at ``seq``."""
+        if state.paused or not self._may_review():
+            return
+        cycle = self._governance.cycle_for(state, seq)
+        cycle.scheduling = True
+        self._governance.update_card(state, cycle)
+        self._ctx.spawn_work(state, self._schedule_turn, state, cycle, state.epoch, seq, name="shadow-mind:schedule")
+
+    def _may_review(self) -> bool:
+        """Cheap pre-check: a disabled or never-rolling default creates no cycle,
+        card or task (a missing or broken default goes through scheduling, which
+        creates or reports it)."""
+        default = self._ctx.registry.list().get(DEFAULT_SHADOW_ID)
+        return default is None or (default.enabled and default.activation_probability > 0)
+
+    async def _schedule_turn(self, state: OwnerState, cycle: Cycle, epoch: int, seq: int) -> None:
+        try:
+            await trio.sleep(0)  # run outside the observer that noticed the turn
+            if self._budget.tier(state) == BudgetTier.EXHAUSTED:
+                cycle.scheduling = False
+                return
+            self._log_catalog_diagnostics()
+            if not self._ctx.accepts(state, epoch):
+                cycle.scheduling = False
+                return
+            state.trigger.purge_cooldowns(self._ctx.now())
+            if state.run.active or state.trigger.pending:
+                state.trigger.pending.append(PendingTurn(cycle=cycle, epoch=epoch, seq=seq))
+                return
+            self._try_schedule(state, cycle, epoch, seq)
+        except Exception as exc:
+            cycle.failure = {
+                "reason_code": str(ReasonCode.SCHEDULING_FAILED),
+                "stage": str(Stage.PREPARE),
+                "error": safe_error(exc),
+            }
+            cycle.scheduling = False
+            self._ctx.logger.warning("dsh-shadow-mind: scheduling failed: %s", cycle.failure["error"]["message"])
+        finally:
+            self._governance.update_card(state, cycle)
+
+    def _log_catalog_diagnostics(self) -> None:
+        catalog = self._ctx.registry.list()
+        if catalog is self._logged_catalog:
+            return  # unchanged (the registry caches by file stamps): do not repeat warnings
+        self._logged_catalog = catalog
+        for diagnostic in catalog.diagnostics:
+            self._ctx.logger.warning("dsh-shadow-mind: ignored definition %s: %s", diagnostic.path, diagnostic.error)
+
+    def _try_schedule(self, state: OwnerState, cycle: Cycle, epoch: int, seq: int) -> bool:
+        """One roll for the default definition; returns whether a run launched."""
+        definition = self._ctx.registry.default_definition()
+        if not definition.enabled or definition.id in state.trigger.cooldowns:
+            cycle.scheduling = False
+            return False
+        decay = state.coordination.decay_factor(definition.id)
+        probability = min(1.0, definition.activation_probability * decay)
+        if not self.random() < probability:
+            cycle.scheduling = False
+            return False
+        if state.run.active:
+            state.trigger.pending.append(PendingTurn(cycle=cycle, epoch=epoch, seq=seq))
+            return False
+        return self._launcher.launch(state, cycle, epoch, seq, definition) is not None
+
+    def process_pending(self, state: OwnerState) -> None:
+        """Drain queued turns in order after a run ends; the roll happens now."""
+        pending = state.trigger.pending
+        try:
+            while not state.run.active and pending:
+                nxt = pending[0]
+                if not self._ctx.accepts(state, nxt.epoch) or self._budget.tier(state) == BudgetTier.EXHAUSTED:
+                    pending.popleft()
+                    nxt.cycle.scheduling = False
+                    self._governance.update_card(state, nxt.cycle)
+                    continue
+                launched = self._try_schedule(state, nxt.cycle, nxt.epoch, nxt.seq)
+                if pending and pending[0] is nxt:
+                    pending.popleft()
+                if launched:
+                    break
+                nxt.cycle.scheduling = False
+                self._governance.update_card(state, nxt.cycle)
+        except Exception as exc:
+            self._ctx.logger.warning("dsh-shadow-mind: pending-turn drain failed: %s", safe_error(exc)["message"])
+
+    def forget_turn(self, state: OwnerState, seq: int) -> None:
+        """A forced review took over the queued turn at ``seq``."""
+        for turn in list(state.trigger.pending):
+            if turn.seq == seq:
+                state.trigger.pending.remove(turn)
+                turn.cycle.scheduling = False
+
+    def drop_queued(self, state: OwnerState) -> None:
+        """The epoch advanced: queued turns will not be rolled."""
+        for turn in state.trigger.drop_pending():
+            turn.cycle.scheduling = False
+            self._governance.update_card(state, turn.cycle)
