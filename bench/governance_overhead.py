@@ -15,8 +15,7 @@ reports (default 10,000), in the runtime's order:
 ``governance on`` adds, where ``decide_outcome`` calls them:
 
 * ``rt.spend(state, chars, entry, "report")`` — ``BudgetLedger.debit``: the
-  write-ahead spend record (``write_atomic``: temp file, fsync, rename, fsync of
-  the directory);
+  write-ahead spend record (``write_atomic``: temp file, fsync, rename);
 * ``rt.record_review(entry, verdict, refs)`` — ``coordination.record_review``:
   the review-window record, the four stagnation detectors and, when one fires,
   the ladder's action (cooldown or reserved escalation).
