@@ -21,6 +21,10 @@ Plugin quickstart::
 A profile row ``{id: mine, name: my-plugin}`` activates it. Implementations may
 accept any subset of a hook's arguments. See ``docs/hooks.md`` for every hook.
 
+What counts as a secret or a private path is part of the contract too:
+:func:`scrub_text` (``hookspecs.scrub``) is the one scrubber hosts and plugins
+apply to text they log, journal or hand across the boundary.
+
 Importing this package has no side effects.
 """
 
@@ -46,6 +50,7 @@ from .errors import (
     ToolError,
 )
 from .markers import BUNDLES_ENTRY_POINT_GROUP, PLUGINS_ENTRY_POINT_GROUP, PROJECT_NAME, hookimpl, hookspec
+from .scrub import scrub_text
 
 #: Every module holding hook specifications, in documentation order.
 SPEC_MODULES: tuple[ModuleType, ...] = (plugin, session, tool, settings, subagent, llm, client)
@@ -71,4 +76,5 @@ __all__ = [
     "ToolError",
     "hookimpl",
     "hookspec",
+    "scrub_text",
 ]

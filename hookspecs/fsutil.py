@@ -1,10 +1,13 @@
-"""Private-file helpers hosts and plugins share: 0700 dirs, 0600 files, atomic rewrites."""
+"""File helpers hosts and plugins share: 0700 dirs, 0600 files, atomic and durable rewrites."""
 
 from __future__ import annotations
 
+import errno
 import os
-import tempfile
+import secrets
+import stat
 from pathlib import Path
+from typing import Final
 
 DIR_MODE = 0o700
 FILE_MODE = 0o600
@@ -29,19 +32,44 @@ def ensure_private_dir(path: Path) -> Path:
     return path
 
 
-def write_atomic(path: Path, data: str | bytes, *, mode: int = FILE_MODE) -> None:
-    """Replace ``path`` with ``data`` atomically (temp file in the same dir + rename).
+#: ``write_atomic(..., mode=KEEP_MODE)``: a user's file keeps its permissions.
+KEEP_MODE: Final = None
 
-    Readers see either the old or the new file, never a torn one; the file ends
-    up with ``mode`` and its directory is created 0700 when missing.
+
+def write_atomic(path: Path, data: str | bytes, *, mode: int | None = FILE_MODE) -> bool:
+    """Replace ``path`` with ``data`` atomically and durably; True when the file is new.
+
+    The data goes to a temp file in the same directory, which is flushed and
+    fsynced, renamed over ``path`` (``os.replace``), and then the directory is
+    fsynced so the rename itself survives a crash. Readers see either the old
+    or the new file, never a torn one; on failure the temp file is removed.
+
+    ``mode`` is the permission rule:
+
+    * an ``int`` (default ``FILE_MODE``, 0600) is for private state: the file
+      always ends up with that mode, and missing parent directories are
+      created 0700;
+    * ``KEEP_MODE`` (``None``) is for a user's files (the workspace tools): an
+      existing file keeps its permission bits, a new one gets what the umask
+      allows (0666 & ~umask), and the parent directory must exist.
     """
     path = Path(path)
-    ensure_private_dir(path.parent)
     payload = data.encode("utf-8") if isinstance(data, str) else data
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    if mode is None:
+        try:
+            final_mode: int | None = stat.S_IMODE(path.stat().st_mode)
+        except FileNotFoundError:
+            final_mode = None
+        created = final_mode is None
+    else:
+        ensure_private_dir(path.parent)
+        final_mode = mode
+        created = not path.exists()
+    tmp, fd = _create_temp(path, 0o600 if mode is not None else 0o666)
     try:
-        os.fchmod(fd, mode)
         with os.fdopen(fd, "wb") as handle:
+            if final_mode is not None:
+                os.fchmod(handle.fileno(), final_mode)
             handle.write(payload)
             handle.flush()
             os.fsync(handle.fileno())
@@ -52,6 +80,40 @@ def write_atomic(path: Path, data: str | bytes, *, mode: int = FILE_MODE) -> Non
         except FileNotFoundError:
             pass
         raise
+    fsync_dir(path.parent)
+    return created
+
+
+def _create_temp(path: Path, perms: int) -> tuple[Path, int]:
+    """A new hidden temp file next to ``path`` (``O_EXCL``: never an existing one)."""
+    while True:
+        tmp = path.with_name(f".{path.name}.{secrets.token_hex(4)}.tmp")
+        try:
+            return tmp, os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, perms)
+        except FileExistsError:
+            continue
+
+
+#: What ``fsync_dir`` shrugs off: a file system that cannot fsync a directory
+#: (EINVAL, ENOTSUP) or a directory that may not be opened for reading.
+_NO_DIR_FSYNC: Final = frozenset({errno.EINVAL, errno.ENOTSUP, errno.EOPNOTSUPP, errno.EACCES, errno.EPERM})
+
+
+def fsync_dir(directory: Path) -> None:
+    """Make a rename or creation inside ``directory`` durable (where the OS can)."""
+    try:
+        fd = os.open(directory, os.O_RDONLY | getattr(os, "O_DIRECTORY", 0))
+    except OSError as exc:
+        if exc.errno in _NO_DIR_FSYNC:
+            return
+        raise
+    try:
+        os.fsync(fd)
+    except OSError as exc:
+        if exc.errno not in _NO_DIR_FSYNC:
+            raise
+    finally:
+        os.close(fd)
 
 
 def append_line(path: Path, line: str, *, mode: int = FILE_MODE) -> None:

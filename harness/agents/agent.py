@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING
 import trio
 
 from hookspecs.errors import AgentError, LlmError
+from hookspecs.scrub import scrub_text
 from hookspecs.values import (
     AgentOptions,
     AgentStatus,
@@ -18,7 +19,6 @@ from hookspecs.values import (
     Message,
 )
 
-from ..scrub import scrub_text
 from ..sessions.history import derive_messages
 from ..tools.registry import check_tool_definition
 from .inbox import Inbox, InboxItem

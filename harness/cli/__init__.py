@@ -11,8 +11,8 @@ from importlib import metadata
 import trio
 
 from hookspecs.errors import DshError
+from hookspecs.scrub import scrub_text
 
-from ..scrub import scrub_text
 from .chat import add_chat_parser, run_chat
 from .common import EXIT_USAGE, add_profile_arguments, dsh_home, load_profile, setup_logging, single_dsh_error
 from .inspect import dump, plugins_list, sessions_list, sessions_show

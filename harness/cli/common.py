@@ -9,12 +9,11 @@ import sys
 from collections.abc import Mapping
 from pathlib import Path
 
-from hookspecs.errors import DshError
-
 from harness.paths import resolve_dsh_home
 from harness.profiles import ComposedProfile, compose_profile
 from harness.profiles.compose import PROFILES_DIR
-from harness.scrub import scrub_text
+from hookspecs.errors import DshError
+from hookspecs.scrub import scrub_text
 
 #: exit codes by turn-end reason
 EXIT_CODES: Mapping[str, int] = {

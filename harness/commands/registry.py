@@ -7,9 +7,9 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from hookspecs.errors import CommandError, DshError
+from hookspecs.scrub import scrub_text
 from hookspecs.values import CancelToken, CommandDefinition, CommandInvocation, CommandResult, EventTypes
 
-from ..scrub import scrub_text
 from .parse import COMMAND_NAME, parse_command
 
 if TYPE_CHECKING:

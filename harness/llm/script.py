@@ -21,7 +21,7 @@ from ruamel.yaml.error import MarkedYAMLError, YAMLError
 from hookspecs.errors import JsonDataError, PluginError
 from hookspecs.values.json import check_json, dumps_compact
 from hookspecs.values.llm import FinishReason, ModelInfo, UsageChunk
-from hookspecs.values.wire import make_converter, structure
+from hookspecs.values.wire import describe_value, make_converter, structure
 
 FINISH_REASONS: tuple[str, ...] = get_args(FinishReason)
 
@@ -135,7 +135,7 @@ def parse_script_text(text: str, *, source: str = "<script>") -> Script:
 def parse_script_data(data: Any, *, source: str = "<script>") -> Script:
     """Validate an already-parsed document (plain dicts, lists and scalars)."""
     if not isinstance(data, dict):
-        raise ScriptError(f"{source}: expected a mapping with 'responses', got {_describe(data)}")
+        raise ScriptError(f"{source}: expected a mapping with 'responses', got {describe_value(data)}")
     parsed: _ScriptFile = structure(_CONVERTER, data, _ScriptFile, where=source, error=ScriptError)
     problems = _semantic_problems(parsed)
     if problems:
@@ -197,22 +197,6 @@ def _response_problems(response: Response, at: str) -> list[str]:
 # --- the private converter -------------------------------------------------------------
 
 
-def _describe(value: Any) -> str:
-    if value is None:
-        return "null"
-    if isinstance(value, bool):
-        return "a boolean"
-    if isinstance(value, (int, float)):
-        return f"the number {value!r}"
-    if isinstance(value, str):
-        return f"the string {value!r}"
-    if isinstance(value, list):
-        return "a list"
-    if isinstance(value, dict):
-        return "a mapping"
-    return type(value).__name__
-
-
 def _structure_arguments(value: Any, _t: Any) -> str:
     # A mapping is sent as compact JSON; a string verbatim (it may be broken
     # JSON on purpose, to exercise the host's argument validation).
@@ -224,13 +208,13 @@ def _structure_arguments(value: Any, _t: Any) -> str:
         except JsonDataError as exc:
             raise TypeError(f"expected JSON data ({exc})") from None
         return dumps_compact(value)
-    raise TypeError(f"expected a mapping or a string, got {_describe(value)}")
+    raise TypeError(f"expected a mapping or a string, got {describe_value(value)}")
 
 
 def _structure_finish(value: Any, _t: Any) -> str | None:
     if value is None or value in FINISH_REASONS:
-        return value  # type: ignore[no-any-return]
-    raise TypeError(f"expected one of {', '.join(FINISH_REASONS)}, got {_describe(value)}")
+        return value
+    raise TypeError(f"expected one of {', '.join(FINISH_REASONS)}, got {describe_value(value)}")
 
 
 def _guard(conv: cattrs.Converter, tp: Any, accepts: type, expected: str) -> None:
@@ -243,7 +227,7 @@ def _guard(conv: cattrs.Converter, tp: Any, accepts: type, expected: str) -> Non
 
     def hook(value: Any, _t: Any) -> Any:
         if not isinstance(value, accepts):
-            raise TypeError(f"expected {expected}, got {_describe(value)}")
+            raise TypeError(f"expected {expected}, got {describe_value(value)}")
         return base(value, tp)
 
     conv.register_structure_hook_func(_is(tp), hook)
@@ -268,8 +252,8 @@ def _build_converter() -> cattrs.Converter:
     )
     _guard(conv, ToolCallSpec, dict, "a mapping")
     _guard(conv, tuple[ToolCallSpec, ...], list, "a list")
-    for cls in (Reply, Response):
-        _guard(conv, cls, dict, "a mapping")
+    for outer in (Reply, Response):
+        _guard(conv, outer, dict, "a mapping")
     _guard(conv, tuple[Response, ...], list, "a list")
     _guard(conv, tuple[ModelInfo, ...], list, "a list")
     return conv

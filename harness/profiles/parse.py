@@ -11,9 +11,10 @@ import re
 from typing import Any
 
 from hookspecs.errors import ProfileError
+from hookspecs.values.wire import describe_value
 
 from .model import BundleRef, InsertOp, PatchDoc, PatchOp, ProfileDoc, RowSpec
-from .yamlio import describe, line_of_item, line_of_key, line_of_value, load_yaml, to_plain
+from .yamlio import line_of_item, line_of_key, line_of_value, load_yaml, to_plain
 
 #: A row id: lowercase letters, digits, ``_`` and ``-``; no leading punctuation.
 ID_RE = re.compile(r"^[a-z0-9][a-z0-9_-]*$")
@@ -80,12 +81,12 @@ def parse_patch(text: str, *, source: str) -> PatchDoc:
         number, line = index + 1, line_of_item(data, index)
         label = f"op {number}"
         if isinstance(item, dict) and "insert" in item:
-            op = _parse_insert(item, label=label, line=line, problems=problems)
+            op: PatchOp | None = _parse_insert(item, label=label, line=line, problems=problems)
         elif isinstance(item, dict) and "id" in item:
             op = _parse_row(item, label=label, line=line, problems=problems, mode="op")
         else:
             keys = ", ".join(sorted(map(str, item))) if isinstance(item, dict) else None
-            got = f"a mapping with keys: {keys}" if keys else describe(item)
+            got = f"a mapping with keys: {keys}" if keys else describe_value(item)
             problems.add(line, f"{label}: expected {{insert: [rows...]}} or {{id: ..., config/disabled/name: ...}}, got {got}")
             op = None
         if op is not None:
@@ -99,7 +100,7 @@ def _load_list(text: str, *, source: str, what: str, empty_hint: str) -> list[An
     if data is None:
         raise ProfileError(f"{source}: empty {what}; {empty_hint}")
     if not isinstance(data, list):
-        raise ProfileError(f"{source}: a {what} must be a YAML list at top level, got {describe(data)}")
+        raise ProfileError(f"{source}: a {what} must be a YAML list at top level, got {describe_value(data)}")
     return data
 
 
@@ -110,7 +111,7 @@ def _parse_bundle_ref(item: dict[Any, Any], *, number: int, line: int | None, pr
         problems.add(line, f"item {number}: a bundle reference takes no other keys; unknown field(s): {', '.join(extra)}")
         return None
     if not isinstance(name, str) or not name:
-        problems.add(line, f"item {number}: field 'bundle': expected a bundle name, got {describe(name)}")
+        problems.add(line, f"item {number}: field 'bundle': expected a bundle name, got {describe_value(name)}")
         return None
     return BundleRef(name=str(name), where=f"{problems.at(line)}: item {number} (bundle {str(name)!r})")
 
@@ -122,7 +123,7 @@ def _parse_insert(item: dict[Any, Any], *, label: str, line: int | None, problem
         return None
     rows_node = item["insert"]
     if not isinstance(rows_node, list):
-        problems.add(line_of_value(item, "insert") or line, f"{label}: field 'insert': expected a list of rows, got {describe(rows_node)}")
+        problems.add(line_of_value(item, "insert") or line, f"{label}: field 'insert': expected a list of rows, got {describe_value(rows_node)}")
         return None
     rows: list[RowSpec] = []
     seen: set[str] = set()
@@ -149,7 +150,7 @@ def _parse_row(node: Any, *, label: str, line: int | None, problems: _Problems, 
     like ``"row"``, but must change something).
     """
     if not isinstance(node, dict):
-        problems.add(line, f"{label}: expected a mapping {{id, name, config?, disabled?}}, got {describe(node)}")
+        problems.add(line, f"{label}: expected a mapping {{id, name, config?, disabled?}}, got {describe_value(node)}")
         return None
     before = len(problems.items)
     raw_id = node.get("id")
@@ -165,7 +166,7 @@ def _parse_row(node: Any, *, label: str, line: int | None, problems: _Problems, 
     if "id" not in node:
         problems.add(line, f"{ident}: field 'id': required field missing")
     elif not isinstance(raw_id, str):
-        bad("id", f"expected a string, got {describe(raw_id)}")
+        bad("id", f"expected a string, got {describe_value(raw_id)}")
     elif not ID_RE.match(raw_id):
         bad("id", f"invalid id {str(raw_id)!r}; ids match {ID_RE.pattern}")
     name = node.get("name")
@@ -173,15 +174,15 @@ def _parse_row(node: Any, *, label: str, line: int | None, problems: _Problems, 
         if mode == "insert":
             problems.add(line, f"{ident}: field 'name': required field missing")
     elif not isinstance(name, str) or not name.strip():
-        bad("name", f"expected a plugin name (entry point or module:attr), got {describe(name)}")
+        bad("name", f"expected a plugin name (entry point or module:attr), got {describe_value(name)}")
     config = node.get("config")
     if config is not None and not isinstance(config, dict):
-        bad("config", f"expected a mapping, got {describe(config)}")
+        bad("config", f"expected a mapping, got {describe_value(config)}")
     elif isinstance(config, dict) and not all(isinstance(k, str) for k in config):
         bad("config", "mapping keys must be strings")
     disabled = node.get("disabled")
     if "disabled" in node and not isinstance(disabled, bool):
-        bad("disabled", f"expected true or false, got {describe(disabled)}")
+        bad("disabled", f"expected true or false, got {describe_value(disabled)}")
     if mode == "op" and not any(k in node for k in ("name", "config", "disabled")):
         problems.add(line, f"{ident}: nothing to change; give config, disabled or name")
     if len(problems.items) > before:

@@ -80,20 +80,3 @@ def to_plain(node: Any) -> Any:
     if isinstance(node, datetime.datetime):
         return datetime.datetime.fromisoformat(node.isoformat())
     return node
-
-
-def describe(value: Any) -> str:
-    """A short noun phrase for a YAML value, for error messages."""
-    if value is None:
-        return "null"
-    if isinstance(value, bool):
-        return "a boolean"
-    if isinstance(value, (int, float)):
-        return f"the number {value!r}"
-    if isinstance(value, str):
-        return f"the string {str(value)!r}"
-    if isinstance(value, list):
-        return "a list"
-    if isinstance(value, dict):
-        return "a mapping"
-    return type(value).__name__

@@ -24,6 +24,7 @@ from ruamel.yaml.error import YAMLError
 
 from hookspecs.errors import SettingsError
 from hookspecs.fsutil import FILE_MODE, ensure_private_dir
+from hookspecs.values.wire import describe_value
 
 try:  # advisory cross-process lock; absent on Windows, where writes stay atomic but unfenced
     import fcntl
@@ -67,7 +68,7 @@ def parse(text: str, *, where: str) -> CommentedMap:
     if root is None:
         return CommentedMap()
     if not isinstance(root, CommentedMap):
-        raise SettingsError(f"{where}: expected a mapping of namespaces at the top level, got {_kind(root)}")
+        raise SettingsError(f"{where}: expected a mapping of namespaces at the top level, got {describe_value(root)}")
     return root
 
 
@@ -88,7 +89,7 @@ def read_section(namespace: str, node: Any) -> Section:
     if node is None:
         return Section(data={})
     if not isinstance(node, dict):
-        return Section(data={}, errors={"": f"{namespace}: expected a mapping of fields, got {_kind(node)}"})
+        return Section(data={}, errors={"": f"{namespace}: expected a mapping of fields, got {describe_value(node)}"})
     data: dict[str, Any] = {}
     errors: dict[str, str] = {}
     for key, value in node.items():
@@ -170,15 +171,3 @@ def _describe_yaml_error(exc: YAMLError) -> str:
     if mark is None:
         return f"invalid YAML: {problem}"
     return f"invalid YAML at line {mark.line + 1}, column {mark.column + 1}: {problem}"
-
-
-def _kind(value: Any) -> str:
-    if isinstance(value, list):
-        return "a list"
-    if isinstance(value, str):
-        return f"the string {str(value)!r}"
-    if isinstance(value, bool):
-        return "a boolean"
-    if isinstance(value, (int, float)):
-        return f"the number {value!r}"
-    return type(value).__name__

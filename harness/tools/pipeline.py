@@ -15,6 +15,7 @@ import attrs
 import trio
 
 from hookspecs.errors import ToolArgsError, ToolError
+from hookspecs.scrub import scrub_text
 from hookspecs.values import (
     ApprovalRequest,
     Ask,
@@ -27,7 +28,6 @@ from hookspecs.values import (
     loads_strict,
 )
 
-from ..scrub import scrub_text
 from .schema import validate
 
 if TYPE_CHECKING:

@@ -29,19 +29,19 @@ def make_converter() -> cattrs.Converter:
 
 def _strict_str(value: Any, _t: Any) -> str:
     if type(value) is not str:
-        raise TypeError(f"expected a string, got {_describe(value)}")
+        raise TypeError(f"expected a string, got {describe_value(value)}")
     return value
 
 
 def _strict_bool(value: Any, _t: Any) -> bool:
     if type(value) is not bool:
-        raise TypeError(f"expected true or false, got {_describe(value)}")
+        raise TypeError(f"expected true or false, got {describe_value(value)}")
     return value
 
 
 def _strict_int(value: Any, _t: Any) -> int:
     if type(value) is not int:
-        raise TypeError(f"expected an integer, got {_describe(value)}")
+        raise TypeError(f"expected an integer, got {describe_value(value)}")
     return value
 
 
@@ -49,11 +49,19 @@ def _strict_float(value: Any, _t: Any) -> float:
     if type(value) is int:
         return float(value)
     if type(value) is not float:
-        raise TypeError(f"expected a number, got {_describe(value)}")
+        raise TypeError(f"expected a number, got {describe_value(value)}")
     return value
 
 
-def _describe(value: Any) -> str:
+def describe_value(value: Any) -> str:
+    """A short noun phrase for a raw (JSON or YAML) value, for error messages.
+
+    ``null``, ``a boolean``, ``the number 3``, ``the string 'x'`` (the repr of
+    the plain string, so YAML's string subclasses read like any other), ``a
+    list``, ``a mapping``; anything else is named by its type. The wire
+    converters, the profile parser and the scripted adapter all word their
+    "expected ..., got ..." errors with it.
+    """
     if value is None:
         return "null"
     if isinstance(value, bool):
@@ -61,7 +69,7 @@ def _describe(value: Any) -> str:
     if isinstance(value, (int, float)):
         return f"the number {value!r}"
     if isinstance(value, str):
-        return f"the string {value!r}"
+        return f"the string {str(value)!r}"
     if isinstance(value, list):
         return "a list"
     if isinstance(value, dict):

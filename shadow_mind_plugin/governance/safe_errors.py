@@ -2,77 +2,32 @@
 
 Diagnostics must never leak credentials, absolute paths or stack traces. An
 error becomes ``{name, message, code?, causes?}`` with every string sanitized
-and bounded.
+and bounded. What counts as a secret or a path is the contract's
+(``hookspecs.scrub``), shared with the host; only the error shape and the
+UTF-16 bound are the plugin's.
 """
 
 from __future__ import annotations
 
-import re
 import math
 from typing import Any, Final
 
 import attrs
+
+from hookspecs.scrub import scrub_text
 
 from ..utf16 import u16slice
 from ..vocabulary import ReasonCode, Stage
 
 MAX_MESSAGE_UNITS: Final = 500
 MAX_AGGREGATE_CAUSES: Final = 8
-CREDENTIAL: Final = "[credential]"
-ABSOLUTE_PATH: Final = "[absolute-path]"
-
-# JS regex semantics (§27): \s is the ECMAScript white-space set (Python's
-# differs: it adds \x1c-\x1f and lacks \ufeff), \b is ASCII-only, so the
-# English parts compile with re.ASCII and spell \s out.
-_WS = "\t\n\v\f\r \u00a0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000\ufeff"
-_S = f"[{_WS}]"
-
-_SECRET_NAME = r"\b(?:api[_-]?key|authorization|token|secret)\b"
-_IA = re.IGNORECASE | re.ASCII
-
-_RULES: Final[tuple[tuple[re.Pattern[str], str, bool], ...]] = (
-    # (pattern, replacement, case-insensitive: needs the JS fold)
-    (re.compile(rf"(?:\bBearer{_S}+|\bsk-)[A-Za-z0-9._~+/=-]{{8,}}", _IA), CREDENTIAL, True),
-    (re.compile(rf"{_SECRET_NAME}{_S}*[:=]{_S}*(?:\"[^\"]*\"|'[^']*')", _IA), CREDENTIAL, True),
-    (re.compile(rf"{_SECRET_NAME}{_S}*[:=]{_S}*[^{_WS},;]+", _IA), CREDENTIAL, True),
-    (re.compile(r"([\"'])[A-Za-z]:[\\/][\s\S]*?\1", re.ASCII), ABSOLUTE_PATH, False),
-    (re.compile(rf"\b[A-Za-z]:[\\/][^{_WS}\"'<>|]*", re.ASCII), ABSOLUTE_PATH, False),
-    # The reference spells this (["'])\/(?:[^\r\n"']+\/)*[^\r\n"']*\1; its body
-    # accepts exactly the strings of [^\r\n"'], so this form matches the same
-    # spans without the nested-quantifier blow-up on an unclosed quote.
-    (re.compile(r"([\"'])/[^\r\n\"']*\1"), ABSOLUTE_PATH, False),
-    (re.compile(rf"(^|[{_WS}(\"'])/(?:[^{_WS}/\"'<>]+/)+[^{_WS}\"'<>]*", re.ASCII), rf"\1{ABSOLUTE_PATH}", False),
-)
-
-# Under the JS ``iu`` flags, U+017F (long s) folds to "s" and U+212A (Kelvin
-# sign) to "k", so they match those letters and count as word characters for
-# \b. Matching on a 1:1 folded copy reproduces that; replacements splice the
-# original text, so unmatched characters survive untouched.
-_JS_FOLD: Final = {0x17F: "s", 0x212A: "k"}
-
-
-def _sub(pattern: re.Pattern[str], repl: str, text: str, fold: bool) -> str:
-    if not fold or text.isascii():
-        return pattern.sub(repl, text)
-    folded = text.translate(_JS_FOLD)
-    if folded == text:
-        return pattern.sub(repl, text)
-    out: list[str] = []
-    last = 0
-    for match in pattern.finditer(folded):
-        out.append(text[last : match.start()])
-        out.append(match.expand(repl))
-        last = match.end()
-    out.append(text[last:])
-    return "".join(out)
 
 
 def sanitize(message: str) -> str:
-    """Redact credentials and absolute paths (7 rules, in order), then keep at
-    most 500 UTF-16 units."""
-    for pattern, repl, fold in _RULES:
-        message = _sub(pattern, repl, message, fold)
-    return u16slice(message, 0, MAX_MESSAGE_UNITS)
+    """Redact credentials and absolute paths with the contract's rules
+    (:func:`hookspecs.scrub.scrub_text`), then keep at most 500 UTF-16 units
+    (the reference system's bound: no ellipsis, never half a surrogate pair)."""
+    return u16slice(scrub_text(message, limit=None), 0, MAX_MESSAGE_UNITS)
 
 
 def _js_string(value: object) -> str:

@@ -53,7 +53,7 @@ that arrive in one network block are merged into one chunk per run.
 
 Errors are ``LlmError`` with a stable code, the HTTP ``status``, the
 ``request_id`` (``x-request-id`` or the body's ``id``) and ``retry_after``;
-provider text is scrubbed (``harness.scrub``) and the key removed:
+provider text is scrubbed (``hookspecs.scrub``) and the key removed:
 
 * ``RATE_LIMITED`` (429), ``SERVER_ERROR`` (5xx), ``CONNECTION_ERROR``:
   retried before any content chunk was yielded, with jittered exponential

@@ -1,8 +1,9 @@
 """Turning failed HTTP exchanges into ``LlmError``s that are safe to show.
 
-Every provider-supplied text passes through :func:`cleaner`: the known API key
-is replaced first (so truncation can never leave part of it behind), then
-``scrub_text`` removes other credentials and absolute paths and bounds length.
+Every provider-supplied text passes through :func:`cleaner`: the contract's
+``hookspecs.scrub.scrub_text`` replaces the known API key first (so truncation
+can never leave part of it behind), then removes other credentials and absolute
+paths and bounds length.
 Errors are always raised ``from None`` by callers so no httpx request (whose
 headers hold the key) hangs off the exception chain.
 """
@@ -16,8 +17,8 @@ from typing import Any
 
 import httpx
 
-from harness.scrub import scrub_secret, scrub_text
 from hookspecs.errors import LlmError
+from hookspecs.scrub import scrub_text
 
 from .retry import code_for_status, is_retryable_status, parse_retry_after
 
@@ -29,7 +30,7 @@ _OVERFLOW = re.compile(r"context[ _-]?(length|window)|maximum context|too many t
 
 def cleaner(secret: str | None) -> Callable[[str], str]:
     def clean(text: str) -> str:
-        return scrub_text(scrub_secret(text, secret))
+        return scrub_text(text, secrets=[secret] if secret else [])
 
     return clean
 

@@ -3,10 +3,10 @@
 from __future__ import annotations
 
 import os
-import secrets
 import stat
 from pathlib import Path
 
+from hookspecs import fsutil
 from hookspecs.errors import ToolArgsError, ToolError
 
 #: How much of a file is sniffed for a NUL byte (what git and grep do).
@@ -38,27 +38,9 @@ def require_regular_file(path: Path, shown: str, *, argument: str = "path") -> o
 
 
 def write_atomic(path: Path, data: bytes) -> bool:
-    """Replace ``path`` with ``data`` via a temp file and rename; returns True when the
-    file is new. An existing file keeps its permissions; a new one gets the umask's."""
-    try:
-        mode: int | None = stat.S_IMODE(path.stat().st_mode)
-    except FileNotFoundError:
-        mode = None
-    tmp = path.with_name(f".{path.name}.{secrets.token_hex(4)}.tmp")
-    # 0o666 lets the process umask decide, as for any file the user creates.
-    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666)
-    try:
-        with os.fdopen(fd, "wb") as handle:
-            if mode is not None:
-                os.fchmod(handle.fileno(), mode)
-            handle.write(data)
-            handle.flush()
-            os.fsync(handle.fileno())
-        os.replace(tmp, path)
-    except BaseException:
-        try:
-            os.unlink(tmp)
-        except FileNotFoundError:
-            pass
-        raise
-    return mode is None
+    """Replace a workspace file atomically and durably; True when the file is new.
+
+    ``hookspecs.fsutil.write_atomic`` under the user-file rule: an existing file
+    keeps its permissions, a new one gets the umask's (not the 0600 of private
+    state), and the parent directory must already exist."""
+    return fsutil.write_atomic(path, data, mode=fsutil.KEEP_MODE)
