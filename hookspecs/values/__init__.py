@@ -49,7 +49,7 @@ from .messages import (
     message_from_json,
     message_to_json,
 )
-from .settings import SettingsDescriptor, SettingsOp, SettingsSpec
+from .settings import SettingsDescriptor, SettingsOp, SettingsSpec, settings_key
 from .subagents import Capabilities, DelegatedPolicy, StopReasons, SubagentRequest, SubagentResult
 from .tools import (
     Allow,
@@ -128,6 +128,7 @@ __all__ = [
     "SettingsDescriptor",
     "SettingsOp",
     "SettingsSpec",
+    "settings_key",
     "Capabilities",
     "DelegatedPolicy",
     "StopReasons",
