@@ -90,6 +90,15 @@ def make(path: Path, updates: Recorder, *specs: SettingsSpec, base: dict[str, An
     return service
 
 
+def load_failure(path: Path, updates: Recorder, spec: SettingsSpec) -> str:
+    """The message of the ``SettingsError`` that loading the document raises."""
+    service = SettingsService(path=path, on_updated=updates)
+    service.register(spec)
+    with pytest.raises(SettingsError) as info:
+        service.load()
+    return info.value.message
+
+
 def describe(service: SettingsService, namespace: str = NS, **kwargs: Any) -> Any:
     return next(d for d in service.describe(**kwargs) if d.namespace == namespace)
 
@@ -166,22 +175,15 @@ def test_disposer_removes_the_namespace(path: Path, updates: Recorder) -> None:
 
 def test_invalid_value_at_startup_names_file_namespace_and_field(path: Path, updates: Recorder) -> None:
     write(path, f"{NS}:\n  max_parallel_tool_calls: x\n")
-    service = SettingsService(path=path, on_updated=updates)
-    service.register(loop_spec())
-    with pytest.raises(SettingsError) as info:
-        service.load()
     assert (
-        f"{path}: agent-loop.max_parallel_tool_calls: expected an integer, got the string 'x'" == info.value.message
+        f"{path}: agent-loop.max_parallel_tool_calls: expected an integer, got the string 'x'"
+        == load_failure(path, updates, loop_spec())
     )
 
 
 def test_validator_and_nested_errors_at_startup_name_the_field(path: Path, updates: Recorder) -> None:
     write(path, f"{NS}:\n  max_parallel_tool_calls: 0\n  tags: [a, 2]\n  mode: slow\n")
-    service = SettingsService(path=path, on_updated=updates)
-    service.register(loop_spec())
-    with pytest.raises(SettingsError) as info:
-        service.load()
-    message = info.value.message
+    message = load_failure(path, updates, loop_spec())
     assert message.startswith(f"{path}: ")
     assert "agent-loop.max_parallel_tool_calls: 'max_parallel_tool_calls' must be >= 1: 0" in message
     assert "agent-loop.tags[1]: expected a string, got the number 2" in message
@@ -638,11 +640,7 @@ async def test_errors_name_the_key_of_an_aliased_field(path: Path, updates: Reco
     with pytest.raises(SettingsError, match=r"aliased\.maxReportChars: 'maxReportChars' must be >= 1: 0"):
         service.register(aliased_spec(), base={"maxReportChars": 0})
     write(path, f"{ALIASED}:\n  maxReportChars: lots\n  limits: {{maxDepth: x, max_depth: 1}}\n")
-    service = SettingsService(path=path, on_updated=updates)
-    service.register(aliased_spec())
-    with pytest.raises(SettingsError) as info:
-        service.load()
-    message = info.value.message
+    message = load_failure(path, updates, aliased_spec())
     assert "aliased.maxReportChars: expected an integer, got the string 'lots'" in message
     assert "aliased.limits.maxDepth: expected an integer, got the string 'x'" in message
     assert "aliased.limits: unknown field(s): max_depth" in message
