@@ -31,12 +31,12 @@ class ClientServiceImpl:
             if contribution.namespace in self._tabs:
                 raise DshError(f"settings tab for {contribution.namespace!r} is already registered")
             self._tabs[contribution.namespace] = contribution
-            return lambda: self._tabs.pop(contribution.namespace, None)
+            return _remover(self._tabs, contribution.namespace)
         if isinstance(contribution, CardRenderer):
             if contribution.kind in self._renderers:
                 raise DshError(f"card renderer for kind {contribution.kind!r} is already registered")
             self._renderers[contribution.kind] = contribution
-            return lambda: self._renderers.pop(contribution.kind, None)
+            return _remover(self._renderers, contribution.kind)
         raise DshError(f"unknown client contribution {type(contribution).__name__}")
 
     def upsert_card(self, card: Card) -> None:
@@ -83,3 +83,12 @@ class ClientServiceImpl:
                 listener(item)
             except Exception:
                 self._logger.exception("client listener failed")
+
+
+def _remover(registry: dict[str, Any], key: str) -> Callable[[], None]:
+    """A disposer dropping ``registry[key]`` (idempotent)."""
+
+    def remove() -> None:
+        registry.pop(key, None)
+
+    return remove

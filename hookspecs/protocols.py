@@ -7,6 +7,7 @@ disposers at teardown, so calling them is only needed for early removal.
 
 from __future__ import annotations
 
+import builtins
 import logging
 from collections.abc import AsyncIterator, Awaitable, Callable, Iterable, Mapping, Sequence
 from pathlib import Path
@@ -23,7 +24,7 @@ from .values.llm import LlmRequest, ModelInfo, StreamChunk
 from .values.messages import Message
 from .values.settings import SettingsDescriptor, SettingsOp, SettingsSpec
 from .values.subagents import DelegatedPolicy, SubagentRequest, SubagentResult
-from .values.tools import ApprovalOutcome, ApprovalRequest, ToolDefinition, ToolExecution, ToolFilter, ToolResult
+from .values.tools import ApprovalOutcome, ApprovalRequest, ToolDefinition, ToolExecution, ToolFilter
 
 #: Undoes one registration. Idempotent.
 Disposer = Callable[[], None]
@@ -91,7 +92,7 @@ class SessionStore(Protocol):
         """A live (open) session, or None."""
         ...
 
-    def list(self) -> list[SessionSummary]:
+    def list(self) -> builtins.list[SessionSummary]:
         """Persisted sessions, newest first."""
         ...
 
@@ -264,9 +265,13 @@ class AgentHandle(Protocol):
 class AgentRegistry(Protocol):
     def get(self, agent_id: str) -> Agent | None: ...
 
-    def list(self) -> list[Agent]: ...
+    def list(self) -> Sequence[Agent]:
+        """Every live agent (a snapshot)."""
+        ...
 
-    def roots(self) -> list[Agent]: ...
+    def roots(self) -> Sequence[Agent]:
+        """The live agents without an owner (a snapshot)."""
+        ...
 
     def owner_of(self, agent_id: str) -> Agent | None: ...
 
@@ -325,7 +330,7 @@ class ToolRegistry(Protocol):
 class CommandRegistry(Protocol):
     def register(self, command: CommandDefinition) -> Disposer: ...
 
-    def list(self) -> list[CommandDefinition]: ...
+    def list(self) -> builtins.list[CommandDefinition]: ...
 
     async def execute(self, agent: Agent, line: str) -> CommandResult | None:
         """Run ``/name raw-input`` for ``agent``; None when ``line`` is not a
@@ -542,7 +547,7 @@ class SubagentService(Protocol):
 
     def get(self, name: str) -> SubagentProvider | None: ...
 
-    def list(self) -> list[SubagentProvider]: ...
+    def list(self) -> builtins.list[SubagentProvider]: ...
 
     async def start(self, name: str, request: SubagentRequest) -> SubagentRun:
         """Check every capability the request uses, then delegate; fails with
@@ -597,19 +602,44 @@ class Clock(Protocol):
 class Host(Protocol):
     """Everything a plugin may use. Passed to ``dsh_plugin_setup``."""
 
-    sessions: SessionStore
-    agents: AgentRegistry
-    subagents: SubagentService
-    settings: SettingsService
-    tools: ToolRegistry
-    commands: CommandRegistry
-    llm: LlmService
-    approval: ApprovalService
-    client: ClientService
-    system_prompt: SystemPromptRegistry
-    paths: Paths
-    clock: Clock
-    logger: logging.Logger
+    @property
+    def sessions(self) -> SessionStore: ...
+
+    @property
+    def agents(self) -> AgentRegistry: ...
+
+    @property
+    def subagents(self) -> SubagentService: ...
+
+    @property
+    def settings(self) -> SettingsService: ...
+
+    @property
+    def tools(self) -> ToolRegistry: ...
+
+    @property
+    def commands(self) -> CommandRegistry: ...
+
+    @property
+    def llm(self) -> LlmService: ...
+
+    @property
+    def approval(self) -> ApprovalService: ...
+
+    @property
+    def client(self) -> ClientService: ...
+
+    @property
+    def system_prompt(self) -> SystemPromptRegistry: ...
+
+    @property
+    def paths(self) -> Paths: ...
+
+    @property
+    def clock(self) -> Clock: ...
+
+    @property
+    def logger(self) -> logging.Logger: ...
 
     @property
     def headless(self) -> bool:

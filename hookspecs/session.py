@@ -1,3 +1,5 @@
+# Hook specifications are declarations: pluggy never runs their bodies.
+# mypy: disable-error-code="empty-body"
 """Session and agent hooks: the durable log, agent lifecycle, the loop's chains.
 
 Observer hooks run after the fact, are called for every implementation even if

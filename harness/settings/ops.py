@@ -45,6 +45,7 @@ def apply_ops(
             if field not in out:
                 out[field] = copy.deepcopy(resolved.get(field))
             parent = _walk(out, op.path, where, create=True)
+            assert parent is not None  # created on the way
             parent[op.path[-1]] = copy.deepcopy(op.value)
         elif op.op == "unset":
             if len(op.path) == 1:

@@ -1,8 +1,9 @@
 """Layer resolution for one namespace: defaults < base < user, validated strictly.
 
-Errors name ``<namespace>.<field>``: cattrs reports type errors with a path, but
+Errors name ``<namespace>.<key>``: cattrs reports type errors with a path, but
 attrs validators run inside ``__init__`` where the field is lost, so each field
-is first structured and validated on its own.
+is first structured and validated on its own. Layers are keyed by field keys
+(an explicit alias, else the attribute name; see ``.fields``).
 """
 
 from __future__ import annotations
@@ -16,8 +17,10 @@ import attrs
 import cattrs
 
 from hookspecs.errors import SettingsError
-from hookspecs.values.settings import SettingsSpec
+from hookspecs.values.settings import SettingsSpec, settings_key
 from hookspecs.values.wire import describe_errors, structure
+
+from .fields import default_of
 
 
 class InvalidSettings(SettingsError):
@@ -44,7 +47,13 @@ class Resolver:
         self.spec = spec
         self.namespace = spec.namespace
         self._converter = converter
-        self.fields: dict[str, attrs.Attribute] = {field.name: field for field in attrs.fields(spec.schema)}
+        #: the schema's fields by key
+        self.fields: dict[str, attrs.Attribute[Any]] = {settings_key(field): field for field in attrs.fields(spec.schema)}
+        by_name = {field.name: key for key, field in self.fields.items()}
+        #: ``spec.secrets`` as keys (an aliased field may be named by its attribute)
+        self.secrets: tuple[str, ...] = tuple(
+            secret if secret in self.fields else by_name.get(secret, secret) for secret in spec.secrets
+        )
 
     def check_layer(self, layer: Mapping[str, Any], *, allow_unknown: bool) -> tuple[dict[str, Any], list[str]]:
         """Validate each field of ``layer`` alone; returns the known fields and the
@@ -113,32 +122,32 @@ class Resolver:
         assert isinstance(out, dict)
         return out
 
-    def _field_errors(self, name: str, raw: Any) -> list[str]:
-        field = self.fields[name]
-        where = f"{self.namespace}.{name}"
+    def _field_errors(self, key: str, raw: Any) -> list[str]:
+        field = self.fields[key]
+        where = f"{self.namespace}.{key}"
+        tp: Any = field.type  # resolved at registration
         try:
-            value = self._converter.structure(raw, field.type)
+            value = self._converter.structure(raw, tp)
         except Exception as exc:  # cattrs raises plain errors and exception groups
             if "not in literal" in str(exc):  # a bare Literal error does not say what is allowed
-                return [f"{where}: invalid value; expected one of {_literal_options(field.type)}"]
+                return [f"{where}: invalid value; expected one of {_literal_options(tp)}"]
             return [_qualify(where, message) for message in describe_errors(exc)]
         if field.validator is None:
             return []
         try:
             # Validators get a default-valued probe instance: stock validators
-            # ignore it, and no real instance can exist before validation.
-            field.validator(self._probe(), field, value)
+            # ignore it, and no real instance can exist before validation. They
+            # name the attribute they are given, so give them the key.
+            attribute = field if key == field.name else field.evolve(name=key)
+            field.validator(self._probe(), attribute, value)
         except Exception as exc:  # stock validators raise ValueError/TypeError; custom ones anything
             return [f"{where}: {exc}"]
         return []
 
     def _probe(self) -> Any:
-        probe = object.__new__(self.spec.schema)
+        probe: Any = object.__new__(self.spec.schema)
         for field in self.fields.values():
-            default = field.default
-            if isinstance(default, attrs.Factory):  # type: ignore[arg-type]
-                default = default.factory(probe) if default.takes_self else default.factory()
-            object.__setattr__(probe, field.name, default)
+            object.__setattr__(probe, field.name, default_of(field, probe))
         return probe
 
 

@@ -3,7 +3,8 @@
 Only what settings schemas use is supported (JSON scalars, optionals, lists,
 homogeneous tuples, ``Literal``, string-keyed dicts, nested attrs classes); an
 unsupported annotation raises ``TypeError`` so a plugin learns at registration,
-not when a form breaks.
+not when a form breaks. Properties are named by field key (an explicit alias,
+else the attribute name).
 """
 
 from __future__ import annotations
@@ -16,6 +17,10 @@ from typing import Any
 import attrs
 import cattrs
 from attrs import validators as v
+
+from hookspecs.values.settings import settings_key
+
+from .fields import default_of
 
 _SCALARS: dict[Any, str] = {bool: "boolean", int: "integer", float: "number", str: "string", type(None): "null"}
 _JSON_TYPE_OF_VALUE: dict[type, str] = {bool: "boolean", int: "integer", float: "number", str: "string"}
@@ -34,27 +39,20 @@ def schema_for_class(cls: type, converter: cattrs.Converter, *, title: str = "",
 def _object_schema(cls: type, converter: cattrs.Converter) -> dict[str, Any]:
     properties: dict[str, Any] = {}
     for field in attrs.fields(attrs.resolve_types(cls)):  # nested classes arrive unresolved
+        key = settings_key(field)
         try:
             prop = _type_schema(field.type, converter)
         except TypeError as exc:
-            raise TypeError(f"{field.name}: {exc}") from None
+            raise TypeError(f"{key}: {exc}") from None
         prop.update(_validator_keywords(field.validator, is_array=prop.get("type") == "array"))
         description = field.metadata.get("description")
         if description:
             prop["description"] = str(description)
-        default = _default_of(field)
+        default = default_of(field)  # a factory that needs ``self`` has no standalone default to show
         if default is not attrs.NOTHING:
             prop["default"] = converter.unstructure(default)
-        properties[field.name] = prop
+        properties[key] = prop
     return {"type": "object", "properties": properties, "additionalProperties": False}
-
-
-def _default_of(field: attrs.Attribute) -> Any:
-    default = field.default
-    if isinstance(default, attrs.Factory):  # type: ignore[arg-type]
-        # A factory that needs ``self`` has no standalone default to show.
-        return attrs.NOTHING if default.takes_self else default.factory()
-    return default
 
 
 def _type_schema(tp: Any, converter: cattrs.Converter) -> dict[str, Any]:
@@ -109,6 +107,9 @@ def _array_schema(origin: Any, args: tuple[Any, ...], converter: cattrs.Converte
 # --- validators -> keywords -------------------------------------------------------------
 
 _NUMBER_KEYWORDS = {">=": "minimum", ">": "exclusiveMinimum", "<=": "maximum", "<": "exclusiveMaximum"}
+#: attrs' ``optional()`` wrapper class (private, so found by example); typed Any
+#: because the stubs describe validators only as callables
+_OPTIONAL_VALIDATOR: Any = type(v.optional(v.instance_of(int)))
 
 
 def _validator_keywords(validator: Callable[..., Any] | None, *, is_array: bool) -> dict[str, Any]:
@@ -137,6 +138,6 @@ def _flatten(validator: Any) -> list[Any]:
     inner = getattr(validator, "_validators", None)  # attrs' and_() / list of validators
     if isinstance(inner, (list, tuple)):
         return [leaf for item in inner for leaf in _flatten(item)]
-    if isinstance(validator, type(v.optional(v.instance_of(int)))):
+    if isinstance(validator, _OPTIONAL_VALIDATOR):
         return _flatten(validator.validator)
     return [validator]

@@ -21,11 +21,12 @@ from ruamel.yaml.comments import CommentedMap
 from hookspecs.errors import JsonDataError, SettingsConflictError, SettingsError
 from hookspecs.fsutil import write_atomic
 from hookspecs.values.json import check_json
-from hookspecs.values.settings import SettingsDescriptor, SettingsOp, SettingsSpec
+from hookspecs.values.settings import SettingsDescriptor, SettingsOp, SettingsSpec, settings_key
 from hookspecs.values.wire import make_converter
 
 from . import document
 from .document import Section, canonical_json
+from .fields import use_keys
 from .ops import REDACTED, apply_ops
 from .resolve import InvalidSettings, Resolved, Resolver
 from .schema_json import schema_for_class
@@ -63,6 +64,7 @@ class SettingsService:
         self._on_updated = on_updated
         self._log = logger or logging.getLogger(__name__)
         self._converter = make_converter()  # private: settings rules never leak into other formats
+        use_keys(self._converter)
         self._entries: dict[str, _Entry] = {}
         self._sections: dict[str, Section] = {}  # the document as last read or written
         self._document_lock = trio.Lock()  # one read-modify-write of the file at a time
@@ -173,7 +175,7 @@ class SettingsService:
     def describe(self, *, redact_secrets: bool = True) -> list[SettingsDescriptor]:
         out: list[SettingsDescriptor] = []
         for namespace, entry in self._entries.items():
-            secrets = entry.spec.secrets if redact_secrets else ()
+            secrets = entry.resolver.secrets if redact_secrets else ()
             out.append(
                 SettingsDescriptor(
                     namespace=namespace,
@@ -240,7 +242,7 @@ class SettingsService:
             section.data,
             ops,
             fields=entry.resolver.fields,
-            secrets=entry.spec.secrets,
+            secrets=entry.resolver.secrets,
             resolved=entry.resolver.unstructure(entry.value),
         )
         built = entry.resolver.build(entry.base, user)
@@ -306,12 +308,17 @@ def _check_schema(spec: SettingsSpec) -> None:
         attrs.resolve_types(spec.schema)
     except Exception as exc:  # NameError for an unresolvable annotation, among others
         raise SettingsError(f"{where}: cannot resolve the schema's annotations: {exc}") from exc
-    names = set()
+    names: set[str] = set()
+    keys: set[str] = set()
     for field in attrs.fields(spec.schema):
+        key = settings_key(field)
+        if key in keys:
+            raise SettingsError(f"{where}: two fields have the key {key!r}")
         names.add(field.name)
+        keys.add(key)
         if field.default is attrs.NOTHING:
-            raise SettingsError(f"{where}: field {field.name!r} needs a default")
-    unknown = sorted(set(spec.secrets) - names)
+            raise SettingsError(f"{where}: field {key!r} needs a default")
+    unknown = sorted(set(spec.secrets) - keys - names)
     if unknown:
         raise SettingsError(f"{where}: secrets name unknown fields {', '.join(unknown)}")
 

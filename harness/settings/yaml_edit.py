@@ -15,7 +15,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from ruamel.yaml.comments import CommentedBase, CommentedMap, CommentedSeq
+from ruamel.yaml.comments import CommentedMap, CommentedSeq
 from ruamel.yaml.error import CommentMark
 from ruamel.yaml.tokens import CommentToken
 
@@ -116,7 +116,7 @@ def _is_block(value: Any) -> bool:
     return isinstance(value, (CommentedMap, CommentedSeq)) and len(value) > 0 and not value.fa.flow_style()
 
 
-def _last_slot(container: CommentedBase, key: Any) -> tuple[CommentedBase, Any, int]:
+def _last_slot(container: CommentedMap | CommentedSeq, key: Any) -> tuple[CommentedMap | CommentedSeq, Any, int]:
     """Where the comment after ``container[key]``'s subtree is stored."""
     value = container[key]
     if _is_block(value):

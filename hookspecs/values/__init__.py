@@ -17,7 +17,7 @@ from .agents import (
     StreamFrame,
     StreamStart,
 )
-from .cancel import CancelToken, Cancelled
+from .cancel import Cancelled, CancelToken
 from .client import Card, CardRenderer, ClientContribution, Notice, SettingsTab
 from .commands import CommandDefinition, CommandInvocation, CommandResult
 from .events import SESSION_FORMAT_VERSION, EventTypes, SessionEvent, SessionHeader, TurnEndKinds, turn_end_kind
@@ -49,7 +49,7 @@ from .messages import (
     message_from_json,
     message_to_json,
 )
-from .settings import SettingsDescriptor, SettingsOp, SettingsSpec
+from .settings import SettingsDescriptor, SettingsOp, SettingsSpec, settings_key
 from .subagents import Capabilities, DelegatedPolicy, StopReasons, SubagentRequest, SubagentResult
 from .tools import (
     Allow,
@@ -65,4 +65,84 @@ from .tools import (
     ToolResult,
 )
 
-__all__ = [name for name in dir() if not name.startswith("_")]
+#: Written out so type checkers see the re-exports; ``import *`` brings no submodules.
+__all__ = [
+    "AgentOptions",
+    "AgentStatus",
+    "CancelCause",
+    "Enter",
+    "InboxChange",
+    "InboxTarget",
+    "LlmCallConfig",
+    "PreStepDecision",
+    "PromptAssembly",
+    "PromptSection",
+    "Reject",
+    "StreamDelta",
+    "StreamEnd",
+    "StreamFrame",
+    "StreamStart",
+    "CancelToken",
+    "Cancelled",
+    "Card",
+    "CardRenderer",
+    "ClientContribution",
+    "Notice",
+    "SettingsTab",
+    "CommandDefinition",
+    "CommandInvocation",
+    "CommandResult",
+    "SESSION_FORMAT_VERSION",
+    "EventTypes",
+    "SessionEvent",
+    "SessionHeader",
+    "TurnEndKinds",
+    "turn_end_kind",
+    "JSON",
+    "check_json",
+    "dumps_compact",
+    "loads_strict",
+    "FinishChunk",
+    "LlmRequest",
+    "ModelInfo",
+    "ReasoningDelta",
+    "RetryNotice",
+    "StreamChunk",
+    "TextDelta",
+    "ToolCallDelta",
+    "ToolSchema",
+    "UsageChunk",
+    "chunk_to_json",
+    "ContentBlock",
+    "ImageBlock",
+    "Message",
+    "ReasoningBlock",
+    "TextBlock",
+    "ToolCallBlock",
+    "ToolResultBlock",
+    "blocks_from_json",
+    "blocks_to_json",
+    "create_user_message",
+    "message_from_json",
+    "message_to_json",
+    "SettingsDescriptor",
+    "SettingsOp",
+    "SettingsSpec",
+    "settings_key",
+    "Capabilities",
+    "DelegatedPolicy",
+    "StopReasons",
+    "SubagentRequest",
+    "SubagentResult",
+    "Allow",
+    "ApprovalOutcome",
+    "ApprovalRequest",
+    "Ask",
+    "Deny",
+    "PreExecuteDecision",
+    "ToolDefinition",
+    "ToolExecution",
+    "ToolFailure",
+    "ToolFilter",
+    "ToolResult",
+]

@@ -3,7 +3,7 @@ pre-step decisions, request configuration and system-prompt assembly."""
 
 from __future__ import annotations
 
-from typing import Any, Literal, TypeAlias, Union
+from typing import Any, Literal, TypeAlias
 
 import attrs
 
@@ -81,7 +81,7 @@ class StreamEnd:
     step: int
 
 
-StreamFrame: TypeAlias = Union[StreamStart, StreamDelta, StreamEnd]
+StreamFrame: TypeAlias = StreamStart | StreamDelta | StreamEnd
 
 
 # --- chain decisions ------------------------------------------------------------------
@@ -101,7 +101,7 @@ class Reject:
     reason: str = ""
 
 
-PreStepDecision: TypeAlias = Union[Enter, Reject]
+PreStepDecision: TypeAlias = Enter | Reject
 
 
 @attrs.frozen(kw_only=True)

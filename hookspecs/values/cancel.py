@@ -25,7 +25,7 @@ class CancelToken:
 
     _event: trio.Event = attrs.field(factory=trio.Event, init=False)
     _reason: Any = attrs.field(default=None, init=False)
-    _listeners: list[Callable[[Any], None]] = attrs.field(factory=list, init=False)
+    _listeners: list[Callable[[Any], object]] = attrs.field(factory=list, init=False)
 
     @property
     def cancelled(self) -> bool:
@@ -51,7 +51,7 @@ class CancelToken:
         await self._event.wait()
         return self._reason
 
-    def add_listener(self, listener: Callable[[Any], None]) -> Callable[[], None]:
+    def add_listener(self, listener: Callable[[Any], object]) -> Callable[[], None]:
         """Call ``listener(reason)`` on cancellation (at once if already cancelled).
 
         Returns a function that removes the listener.

@@ -7,7 +7,7 @@ session events.
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any, Literal, TypeAlias, Union
+from typing import Any, Literal, TypeAlias
 
 import attrs
 
@@ -54,4 +54,4 @@ class CardRenderer:
     render: Callable[[Card], str] = attrs.field(eq=False)
 
 
-ClientContribution: TypeAlias = Union[SettingsTab, CardRenderer]
+ClientContribution: TypeAlias = SettingsTab | CardRenderer

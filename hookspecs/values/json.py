@@ -5,12 +5,12 @@ from __future__ import annotations
 import json
 import math
 from collections.abc import Mapping
-from typing import Any, TypeAlias, Union
+from typing import Any, TypeAlias
 
 from ..errors import JsonDataError
 
 #: A JSON value as Python builds it from ``json.loads``.
-JSON: TypeAlias = Union[None, bool, int, float, str, list["JSON"], dict[str, "JSON"]]
+JSON: TypeAlias = None | bool | int | float | str | list["JSON"] | dict[str, "JSON"]
 
 _MAX_DEPTH = 200
 

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Any, ClassVar, Literal, TypeAlias, Union
+from typing import Any, ClassVar, Literal, TypeAlias
 
 import attrs
 
@@ -119,7 +119,7 @@ class RetryNotice:
     status: int | None = None
 
 
-StreamChunk: TypeAlias = Union[TextDelta, ReasoningDelta, ToolCallDelta, UsageChunk, FinishChunk, RetryNotice]
+StreamChunk: TypeAlias = TextDelta | ReasoningDelta | ToolCallDelta | UsageChunk | FinishChunk | RetryNotice
 
 
 def chunk_to_json(chunk: StreamChunk) -> dict[str, Any]:

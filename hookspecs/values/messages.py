@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import uuid
 from collections.abc import Iterable, Mapping
-from typing import Any, ClassVar, Literal, TypeAlias, Union
+from typing import Any, ClassVar, Literal, TypeAlias
 
 import attrs
 import cattrs
@@ -64,7 +64,7 @@ class ToolResultBlock:
     is_error: bool = False
 
 
-ContentBlock: TypeAlias = Union[TextBlock, ReasoningBlock, ImageBlock, ToolCallBlock, ToolResultBlock]
+ContentBlock: TypeAlias = TextBlock | ReasoningBlock | ImageBlock | ToolCallBlock | ToolResultBlock
 BLOCK_TYPES: tuple[type, ...] = (TextBlock, ReasoningBlock, ImageBlock, ToolCallBlock, ToolResultBlock)
 
 Role: TypeAlias = Literal["user", "assistant", "tool"]
@@ -123,7 +123,7 @@ def create_user_message(
 
 
 def _tag(cls: type) -> str:
-    return cls.TYPE  # type: ignore[attr-defined, no-any-return]
+    return cls.TYPE  # type: ignore[attr-defined]
 
 
 def _build_converter() -> cattrs.Converter:
@@ -136,7 +136,7 @@ _WIRE = _build_converter()
 
 
 def block_to_json(block: ContentBlock) -> dict[str, JSON]:
-    return _WIRE.unstructure(block, ContentBlock)  # type: ignore[no-any-return]
+    return _WIRE.unstructure(block, ContentBlock)
 
 
 def blocks_to_json(blocks: Iterable[ContentBlock]) -> list[dict[str, JSON]]:
@@ -148,7 +148,7 @@ def blocks_from_json(data: Any, where: str = "content") -> tuple[ContentBlock, .
 
 
 def message_to_json(message: Message) -> dict[str, JSON]:
-    return _WIRE.unstructure(message)  # type: ignore[no-any-return]
+    return _WIRE.unstructure(message)
 
 
 def message_from_json(data: Any, where: str = "message") -> Message:

@@ -153,7 +153,7 @@ class Ask:
     reason: str = ""
 
 
-PreExecuteDecision: TypeAlias = Union[Allow, Deny, Ask]
+PreExecuteDecision: TypeAlias = Allow | Deny | Ask
 
 ApprovalOutcome: TypeAlias = Literal["allowed-once", "rejected", "cancelled", "unavailable"]
 

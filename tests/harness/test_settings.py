@@ -90,6 +90,15 @@ def make(path: Path, updates: Recorder, *specs: SettingsSpec, base: dict[str, An
     return service
 
 
+def load_failure(path: Path, updates: Recorder, spec: SettingsSpec) -> str:
+    """The message of the ``SettingsError`` that loading the document raises."""
+    service = SettingsService(path=path, on_updated=updates)
+    service.register(spec)
+    with pytest.raises(SettingsError) as info:
+        service.load()
+    return info.value.message
+
+
 def describe(service: SettingsService, namespace: str = NS, **kwargs: Any) -> Any:
     return next(d for d in service.describe(**kwargs) if d.namespace == namespace)
 
@@ -166,22 +175,15 @@ def test_disposer_removes_the_namespace(path: Path, updates: Recorder) -> None:
 
 def test_invalid_value_at_startup_names_file_namespace_and_field(path: Path, updates: Recorder) -> None:
     write(path, f"{NS}:\n  max_parallel_tool_calls: x\n")
-    service = SettingsService(path=path, on_updated=updates)
-    service.register(loop_spec())
-    with pytest.raises(SettingsError) as info:
-        service.load()
     assert (
-        f"{path}: agent-loop.max_parallel_tool_calls: expected an integer, got the string 'x'" == info.value.message
+        f"{path}: agent-loop.max_parallel_tool_calls: expected an integer, got the string 'x'"
+        == load_failure(path, updates, loop_spec())
     )
 
 
 def test_validator_and_nested_errors_at_startup_name_the_field(path: Path, updates: Recorder) -> None:
     write(path, f"{NS}:\n  max_parallel_tool_calls: 0\n  tags: [a, 2]\n  mode: slow\n")
-    service = SettingsService(path=path, on_updated=updates)
-    service.register(loop_spec())
-    with pytest.raises(SettingsError) as info:
-        service.load()
-    message = info.value.message
+    message = load_failure(path, updates, loop_spec())
     assert message.startswith(f"{path}: ")
     assert "agent-loop.max_parallel_tool_calls: 'max_parallel_tool_calls' must be >= 1: 0" in message
     assert "agent-loop.tags[1]: expected a string, got the number 2" in message
@@ -540,3 +542,116 @@ def test_describe_emits_json_schema(path: Path, updates: Recorder) -> None:
         "headers": {},
         "enabled": True,
     }
+
+
+# --- field keys: an explicit attrs alias names the field in documents ------------------------------
+
+ALIASED = "aliased"
+
+
+@attrs.frozen(kw_only=True)
+class Limits:
+    max_depth: int = attrs.field(default=2, alias="maxDepth", validator=attrs.validators.ge(0))
+    hard_stop: bool = False
+
+
+@attrs.frozen(kw_only=True)
+class AliasedSettings:
+    max_report_chars: int = attrs.field(
+        default=4000,
+        alias="maxReportChars",
+        validator=attrs.validators.ge(1),
+        metadata={"description": "Longest report kept."},
+    )
+    api_token: str | None = attrs.field(default=None, alias="apiToken")
+    limits: Limits = attrs.field(factory=Limits)
+    plainName: bool = True  # camelCase without an alias: the attribute name is the key
+
+
+def aliased_spec(**overrides: Any) -> SettingsSpec:
+    # a secret may be named by attribute; it is redacted by key
+    fields: dict[str, Any] = {"namespace": ALIASED, "schema": AliasedSettings, "secrets": ("api_token",)}
+    fields.update(overrides)
+    return SettingsSpec(**fields)
+
+
+def test_aliased_fields_round_trip_from_the_document(path: Path, updates: Recorder) -> None:
+    write(path, f"{ALIASED}:\n  maxReportChars: 10\n  limits:\n    maxDepth: 3\n    hard_stop: true\n  plainName: false\n")
+    service = make(path, updates, aliased_spec())
+    assert service.get(ALIASED) == AliasedSettings(
+        maxReportChars=10, limits=Limits(maxDepth=3, hard_stop=True), plainName=False
+    )
+    d = describe(service, ALIASED)
+    assert d.user == {"maxReportChars": 10, "limits": {"maxDepth": 3, "hard_stop": True}, "plainName": False}
+    assert d.value == {
+        "maxReportChars": 10,
+        "apiToken": None,
+        "limits": {"maxDepth": 3, "hard_stop": True},
+        "plainName": False,
+    }
+    assert d.problems == ()
+
+
+def test_attribute_names_of_aliased_fields_are_unknown_keys(path: Path, updates: Recorder) -> None:
+    write(path, f"{ALIASED}:\n  max_report_chars: 10\n")
+    service = make(path, updates, aliased_spec())
+    assert service.get(ALIASED) == AliasedSettings()
+    assert describe(service, ALIASED).problems == ("unknown field aliased.max_report_chars ignored",)
+    with pytest.raises(SettingsError, match=r"profile config for settings namespace 'aliased': aliased\.max_report_chars: unknown field"):
+        SettingsService(path=path, on_updated=updates).register(aliased_spec(), base={"max_report_chars": 10})
+
+
+async def test_aliased_fields_are_mutated_by_key(path: Path, updates: Recorder) -> None:
+    write(path, f"# mine\n{ALIASED}:\n  maxReportChars: 10  # short\n")
+    service = make(path, updates, aliased_spec())
+    value = await service.mutate(
+        ALIASED,
+        [SettingsOp.set("maxReportChars", 20), SettingsOp(op="set", path=("limits", "maxDepth"), value=5)],
+    )
+    assert (value.max_report_chars, value.limits.max_depth) == (20, 5)
+    assert await trio.Path(path).read_text() == f"# mine\n{ALIASED}:\n  maxReportChars: 20  # short\n  limits:\n    maxDepth: 5\n    hard_stop: false\n"
+    with pytest.raises(SettingsError, match=r"aliased\.max_report_chars: unknown field"):
+        await service.mutate(ALIASED, [SettingsOp.set("max_report_chars", 30)])
+    await service.mutate(ALIASED, [SettingsOp.unset("maxReportChars"), SettingsOp.unset("limits")])
+    assert service.get(ALIASED) == AliasedSettings()
+    assert describe(service, ALIASED).user == {}
+
+
+async def test_describe_names_aliased_fields_by_key(path: Path, updates: Recorder) -> None:
+    service = make(path, updates, aliased_spec())
+    await service.mutate(ALIASED, [SettingsOp.set("apiToken", "t-1")])
+    d = describe(service, ALIASED)
+    props = d.schema["properties"]
+    assert list(props) == ["maxReportChars", "apiToken", "limits", "plainName"]
+    assert props["maxReportChars"] == {
+        "type": "integer",
+        "minimum": 1,
+        "default": 4000,
+        "description": "Longest report kept.",
+    }
+    assert props["limits"]["properties"]["maxDepth"] == {"type": "integer", "minimum": 0, "default": 2}
+    assert props["limits"]["default"] == {"maxDepth": 2, "hard_stop": False}
+    assert d.value["apiToken"] == "***" and d.user == {"apiToken": "***"}
+    assert describe(service, ALIASED, redact_secrets=False).user == {"apiToken": "t-1"}
+
+
+async def test_errors_name_the_key_of_an_aliased_field(path: Path, updates: Recorder) -> None:
+    service = SettingsService(path=path, on_updated=updates)
+    with pytest.raises(SettingsError, match=r"aliased\.maxReportChars: 'maxReportChars' must be >= 1: 0"):
+        service.register(aliased_spec(), base={"maxReportChars": 0})
+    write(path, f"{ALIASED}:\n  maxReportChars: lots\n  limits: {{maxDepth: x, max_depth: 1}}\n")
+    message = load_failure(path, updates, aliased_spec())
+    assert "aliased.maxReportChars: expected an integer, got the string 'lots'" in message
+    assert "aliased.limits.maxDepth: expected an integer, got the string 'x'" in message
+    assert "aliased.limits: unknown field(s): max_depth" in message
+    assert "max_report_chars" not in message
+
+
+def test_fields_sharing_a_key_are_refused(path: Path, updates: Recorder) -> None:
+    @attrs.frozen(kw_only=True)
+    class Clash:
+        _level: int = 1  # attrs derives the alias "level"; the key stays the name
+        other: int = attrs.field(default=2, alias="_level")
+
+    with pytest.raises(SettingsError, match="two fields have the key '_level'"):
+        SettingsService(path=path, on_updated=updates).register(SettingsSpec(namespace="clash", schema=Clash))

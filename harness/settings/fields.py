@@ -1,0 +1,79 @@
+"""Schema fields as documents see them: their keys and their defaults.
+
+A field's key is its explicit attrs ``alias``, else its name
+(:func:`hookspecs.values.settings.settings_key`). :func:`use_keys` teaches the
+settings converter to read and write those keys, nested classes included;
+classes without aliases keep cattrs' stock handling.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import attrs
+import cattrs
+from cattrs.errors import AttributeValidationNote
+from cattrs.gen import make_dict_structure_fn, make_dict_unstructure_fn, override
+
+from hookspecs.values.settings import settings_key
+
+
+def renames(cls: type) -> dict[str, str]:
+    """``{attribute name: key}`` for the fields of ``cls`` whose key is not their name."""
+    return {field.name: key for field in attrs.fields(cls) if (key := settings_key(field)) != field.name}
+
+
+def use_keys(converter: cattrs.Converter) -> None:
+    """Structure and unstructure attrs classes by field key."""
+
+    def aliased(tp: Any) -> bool:
+        return isinstance(tp, type) and attrs.has(tp) and bool(renames(tp))
+
+    def structure_hook(cls: type) -> Any:
+        keys = renames(cls)
+        structure: Callable[[Any, Any], Any] = make_dict_structure_fn(cls, converter, **_overrides(keys))
+
+        def by_key(data: Any, tp: Any) -> Any:
+            try:
+                return structure(data, tp)
+            except cattrs.ClassValidationError as exc:
+                _name_keys_in_paths(exc, keys)
+                raise
+
+        return by_key
+
+    def unstructure_hook(cls: type) -> Any:
+        return make_dict_unstructure_fn(cls, converter, **_overrides(renames(cls)))
+
+    converter.register_structure_hook_factory(aliased, structure_hook)
+    converter.register_unstructure_hook_factory(aliased, unstructure_hook)
+
+
+def _overrides(keys: dict[str, str]) -> dict[str, Any]:
+    return {name: override(rename=key) for name, key in keys.items()}
+
+
+def _name_keys_in_paths(exc: cattrs.ClassValidationError, keys: dict[str, str]) -> None:
+    """cattrs records the failing *attribute* of each error, and error paths are
+    built from that; make them name the key instead."""
+    for error in exc.exceptions:
+        notes = getattr(error, "__notes__", None)
+        if notes:
+            error.__notes__ = [
+                AttributeValidationNote(str(note), keys[note.name], note.type)
+                if isinstance(note, AttributeValidationNote) and note.name in keys
+                else note
+                for note in notes
+            ]
+
+
+def default_of(field: attrs.Attribute[Any], instance: Any = attrs.NOTHING) -> Any:
+    """The field's default value; a factory taking ``self`` needs ``instance``
+    (without one the result is ``attrs.NOTHING``)."""
+    default: Any = field.default
+    if not isinstance(default, attrs.Factory):  # type: ignore[arg-type]
+        return default
+    if default.takes_self:
+        return attrs.NOTHING if instance is attrs.NOTHING else default.factory(instance)
+    return default.factory()
