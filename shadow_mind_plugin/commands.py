@@ -20,7 +20,7 @@ from .definitions.patch import PATCH_KEYS
 from .runtime import controls
 from .settings import ShadowMindSettings
 from .views import definition_text, settings_view
-from .vocabulary import SETTINGS_NAMESPACE
+from .vocabulary import RUN_ID_MIN_PREFIX, SETTINGS_NAMESPACE
 
 if TYPE_CHECKING:
     from hookspecs.protocols import Host
@@ -90,9 +90,9 @@ class ShadowCommand:
         return CommandResult.error(f"unknown action {action!r}.\n{usage()}")
 
     def _run_id(self, agent: Any, text: str) -> str:
-        """A full run id or a unique prefix of at least 6 characters."""
+        """A full run id or a unique prefix of at least :data:`RUN_ID_MIN_PREFIX` characters."""
         state = self.rt.owners.get(agent.id)
-        if state is None or len(text) < 6:
+        if state is None or len(text) < RUN_ID_MIN_PREFIX:
             return text
         matches = [v.run_id for c in state.governance.cycles.values() for v in c.runs if v.run_id.startswith(text)]
         return matches[0] if len(matches) == 1 else text

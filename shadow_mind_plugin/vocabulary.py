@@ -20,6 +20,15 @@ DEFAULT_SHADOW_TOOLS: Final = ("read", "grep", "glob")
 DEFAULT_ACTIVATION_PROBABILITY: Final = 0.7
 #: The user/message source kind of a relay.
 REPORT_SOURCE_KIND: Final = "shadow-report"
+#: A Shadow child session's descriptor label is this prefix plus the definition id.
+CHILD_LABEL_PREFIX: Final = "shadow:"
+#: A run id may be given as a unique prefix of at least this many characters.
+RUN_ID_MIN_PREFIX: Final = 6
+#: Debug-journal events besides the lifecycle ones (``runtime.journal.LIFECYCLE_EVENTS``).
+QUALITY_METADATA_EVENT: Final = "quality-metadata"
+BODY_DISCARDED_EVENT: Final = "non-report-body-discarded"
+#: The ``status`` of a ``quality-metadata`` record about stagnation.
+STAGNATION_STATUS: Final = "stagnation"
 STRUCTURED_OUTPUT_TOOL: Final = "structured_output"
 
 

@@ -54,7 +54,11 @@ from .serialize import serialize_definition
 ROOT_DIR: Final = "shadow-minds"
 LOG_DIR: Final = "logs"
 VALUE_LOOP_FILE: Final = "value-loop.jsonl"
-DEFAULT_FILE: Final = f"{DEFAULT_SHADOW_ID}.md"
+#: A definition file is ``<id>.md`` directly in :data:`ROOT_DIR`.
+DEFINITION_SUFFIX: Final = ".md"
+#: A debug journal is ``<id>.jsonl`` in :data:`LOG_DIR`.
+DEBUG_LOG_SUFFIX: Final = ".jsonl"
+DEFAULT_FILE: Final = f"{DEFAULT_SHADOW_ID}{DEFINITION_SUFFIX}"
 
 #: A file modified this close to when we read it may change again without a
 #: visible stamp change (coarse file-system timestamps), so its cache entry is
@@ -182,7 +186,7 @@ class ShadowRegistry:
 
     def debug_log_path(self, id: str) -> Path:
         _check_id(id)
-        return self.log_root / f"{id}.jsonl"
+        return self.log_root / f"{id}{DEBUG_LOG_SUFFIX}"
 
     # -------------------------------------------------------------- mutations
 
@@ -276,7 +280,7 @@ class ShadowRegistry:
             return None
         found: builtins.list[tuple[str, _Stamp]] = []
         for entry in entries:
-            if not entry.name.endswith(".md"):
+            if not entry.name.endswith(DEFINITION_SUFFIX):
                 continue
             try:
                 if not entry.is_file(follow_symlinks=False):

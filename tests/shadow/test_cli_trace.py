@@ -16,8 +16,9 @@ import pytest
 import trio
 
 from hookspecs.values import create_user_message
-
 from shadow_mind_plugin import cli
+from shadow_mind_plugin.diagnostics.health import DEBUG_RECORD_FIELDS, LIFECYCLE_FIELDS, VALUE_LOOP_FIELDS
+from shadow_mind_plugin.diagnostics.journals import LIFECYCLE_EVENTS
 
 from .helpers import new_root, settle, shadow_host, write_definition
 
@@ -131,10 +132,15 @@ def _no_leaks(text: str, home: Path) -> None:
 def test_fixture_wrote_journals_and_value_loop(world: dict[str, Any]) -> None:
     home = world["home"]
     log = home / "shadow-minds" / "logs" / "default.jsonl"
-    events = [json.loads(line)["event"] for line in log.read_text().splitlines()]
+    records = [json.loads(line) for line in log.read_text().splitlines()]
+    events = [record["event"] for record in records]
     assert events[0] == "run-admitted" and "run-finished" in events and "quality-metadata" in events
     (loop,) = [json.loads(line) for line in (home / "shadow-minds" / "value-loop.jsonl").read_text().splitlines()]
     assert loop["run_id"] == world["run"] and loop["classification"] == "challenge_adopted"
+    # what health requires is what the runtime writes
+    assert set(loop) == set(VALUE_LOOP_FIELDS)
+    assert all(set(LIFECYCLE_FIELDS) <= set(r) for r in records if r["event"] in LIFECYCLE_EVENTS)
+    assert all(set(DEBUG_RECORD_FIELDS) <= set(r) for r in records)
 
 
 # --- trace ----------------------------------------------------------------------------------
