@@ -72,8 +72,17 @@ _RULES: Final[tuple[tuple[re.Pattern[str], str], ...]] = (
 )
 
 
-def scrub_text(text: str, *, limit: int | None = DEFAULT_LIMIT, secrets: Iterable[str] = ()) -> str:
+def scrub_text(
+    text: str,
+    *,
+    limit: int | None = DEFAULT_LIMIT,
+    secrets: Iterable[str] = (),
+    path_marker: str = ABSOLUTE_PATH,
+) -> str:
     """Hide credentials and absolute paths in ``text``, then bound its length.
+
+    ``path_marker`` replaces each absolute path (a diagnostics view that has
+    already rewritten paths under a known root may prefer ``<path>``).
 
     ``secrets`` are exact values known to be secret (a configured API key); each
     non-empty one is replaced by ``[credential]`` wherever it appears, longest
@@ -84,7 +93,10 @@ def scrub_text(text: str, *, limit: int | None = DEFAULT_LIMIT, secrets: Iterabl
     """
     for secret in sorted({s for s in secrets if s}, key=len, reverse=True):
         text = text.replace(secret, CREDENTIAL)
+    marker = path_marker.replace("\\", "\\\\")  # a literal in re.sub templates
     for pattern, replacement in _RULES:
+        if path_marker != ABSOLUTE_PATH:
+            replacement = replacement.replace(ABSOLUTE_PATH, marker)
         text = pattern.sub(replacement, text)
     if limit is not None and len(text) > limit:
         text = text[: max(limit - 1, 0)] + "…"

@@ -5,22 +5,21 @@ from __future__ import annotations
 
 import json
 import os
-import re
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
-from typing import Any, Final
+from typing import Any
+
+from hookspecs.scrub import scrub_text
 
 from ..definitions.registry import ROOT_DIR
 from ..vocabulary import BODY_DISCARDED_EVENT, CHILD_LABEL_PREFIX, STAGNATION_STATUS
 from .journals import JOURNALS_TEXT
 
-_ABSOLUTE_PATH: Final = re.compile(r"(?<![\w.:/~-])/[^\s/\"'`]+(?:/[^\s/\"'`]*)*|\b[A-Za-z]:\\[^\s\"'`]+")
-
 
 class HomeRelative:
     """Names files relative to the DSH home in printed text: the home's prefix
-    is dropped (the home itself reads ``$DSH_HOME``) and any other absolute
-    path becomes ``<path>``."""
+    is dropped (the home itself reads ``$DSH_HOME``); then the shared scrubber
+    hides credentials and turns any other absolute path into ``<path>``."""
 
     def __init__(self, home: Path) -> None:
         prefixes = {str(home), str(home.absolute())}
@@ -34,7 +33,7 @@ class HomeRelative:
     def __call__(self, text: str) -> str:
         for prefix in self._prefixes:
             text = text.replace(prefix + os.sep, "").replace(prefix, "$DSH_HOME")
-        return _ABSOLUTE_PATH.sub("<path>", text)
+        return scrub_text(text, limit=None, path_marker="<path>")
 
 
 def render_json(document: Mapping[str, Any]) -> str:

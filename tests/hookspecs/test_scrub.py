@@ -105,3 +105,10 @@ def test_a_known_secret_is_gone_before_the_cut() -> None:
 
 def test_no_secrets_changes_nothing() -> None:
     assert scrub_text("plain words", secrets=[]) == "plain words"
+
+
+def test_path_marker_replaces_the_absolute_path_marker_only() -> None:
+    text = "token=abc123 read /home/me/project/notes.txt and C:\\Users\\me\\x.txt"
+    out = scrub_text(text, limit=None, path_marker="<path>")
+    assert out == "[credential] read <path> and <path>"
+    assert scrub_text(text, limit=None) == "[credential] read [absolute-path] and [absolute-path]"
