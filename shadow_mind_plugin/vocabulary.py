@@ -6,7 +6,7 @@ tests); never rename them.
 
 from __future__ import annotations
 
-from enum import Enum
+from enum import StrEnum
 from typing import Final
 
 #: The settings namespace, equal to the runtime's profile row id.
@@ -30,11 +30,6 @@ BODY_DISCARDED_EVENT: Final = "non-report-body-discarded"
 #: The ``status`` of a ``quality-metadata`` record about stagnation.
 STAGNATION_STATUS: Final = "stagnation"
 STRUCTURED_OUTPUT_TOOL: Final = "structured_output"
-
-
-class StrEnum(str, Enum):
-    def __str__(self) -> str:
-        return str(self.value)
 
 
 class Verdict(StrEnum):

@@ -33,7 +33,7 @@ from typing import Any, Final
 import attrs
 import trio
 
-from hookspecs.fsutil import append_line, write_atomic
+from hookspecs.fsutil import write_atomic
 
 from ..vocabulary import DEFAULT_SHADOW_ID
 from .errors import DefinitionError, HoldoutKeyError
@@ -44,7 +44,6 @@ from .holdout_keys import (
     load_holdout_keys,
     missing_sidecar_message,
 )
-from .journal import encode_record
 from .model import SHADOW_ID_PATTERN_TEXT, Catalog, DefinitionDiagnostic, ShadowDefinition, is_shadow_id
 from .parse import load_frontmatter, parse_definition, split_document
 from .patch import apply_patch
@@ -115,7 +114,6 @@ class ShadowRegistry:
         self._sidecar: _Cached | None = None
         self._catalog: tuple[Any, Catalog] | None = None
         self._id_locks: dict[str, trio.Lock] = {}
-        self._value_loop_lock = trio.Lock()
         # a host consults the catalog on every eligible turn; within
         # ``scan_interval`` seconds of the last scan it reuses the result (hand
         # edits show up after at most that long; this registry's own writes at once)
@@ -203,19 +201,6 @@ class ShadowRegistry:
             raise DefinitionError(f'only the default Shadow can be saved; expected id "{DEFAULT_SHADOW_ID}"')
         async with self._lock_for(DEFAULT_SHADOW_ID):
             return await trio.to_thread.run_sync(self._save_default_sync, update)
-
-    async def append_debug(self, id: str, record: Mapping[str, Any]) -> None:
-        """Append one record to ``logs/<id>.jsonl``; same-id appends keep their order."""
-        path = self.debug_log_path(id)
-        line = encode_record(record)  # encode before queueing: a bad record fails fast
-        async with self._lock_for(id):
-            await trio.to_thread.run_sync(append_line, path, line)
-
-    async def append_value_loop(self, record: Mapping[str, Any]) -> None:
-        """Append one challenge-outcome record to ``value-loop.jsonl``."""
-        line = encode_record(record)
-        async with self._value_loop_lock:
-            await trio.to_thread.run_sync(append_line, self.value_loop_path, line)
 
     # --------------------------------------------------------------- internals
 

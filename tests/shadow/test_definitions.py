@@ -674,50 +674,6 @@ async def test_concurrent_saves_are_serialized(registry: ShadowRegistry) -> None
     assert [p.name for p in registry.root.iterdir() if p.name.endswith(".tmp")] == []
 
 
-# ------------------------------------------------------------------ journals
-
-
-async def test_debug_journal(registry: ShadowRegistry, home: Path) -> None:
-    await registry.append_debug("default", {"event": "run-admitted", "error": None, "nested": {"a": None, "b": 1}})
-    await registry.append_debug("default", {"event": "run-finished", "text": "ü", "bad": float("nan")})
-    path = registry.log_root / "default.jsonl"
-    lines = path.read_text(encoding="utf-8").splitlines()
-    assert lines == [
-        '{"event":"run-admitted","nested":{"b":1}}',
-        '{"event":"run-finished","text":"ü","bad":null}',
-    ]
-    assert mode(path) == 0o600
-    assert mode(registry.log_root) == 0o700 and mode(registry.root) == 0o700 and mode(home) == 0o700
-
-
-async def test_debug_journal_rejects_unsafe_ids(registry: ShadowRegistry) -> None:
-    for bad in ("../x", "", "A", "a/b"):
-        with pytest.raises(DefinitionError, match=r"shadow id must match /\^\[a-z0-9\]"):
-            await registry.append_debug(bad, {"event": "x"})
-    assert not registry.root.exists()
-
-
-async def test_debug_journal_concurrent_appends(registry: ShadowRegistry) -> None:
-    async with trio.open_nursery() as nursery:
-        for i in range(20):
-            nursery.start_soon(registry.append_debug, "default", {"i": i})
-            nursery.start_soon(registry.append_debug, "other", {"i": i})
-    for name in ("default", "other"):
-        records = [json.loads(line) for line in (registry.log_root / f"{name}.jsonl").read_text().splitlines()]
-        assert sorted(r["i"] for r in records) == list(range(20))
-
-
-async def test_value_loop_journal(registry: ShadowRegistry) -> None:
-    await registry.append_value_loop({"classification": "ignored", "refs": [1, 2], "runId": "r1", "x": None})
-    await registry.append_value_loop({"classification": "challenge_adopted"})
-    lines = registry.value_loop_path.read_text().splitlines()
-    assert [json.loads(line) for line in lines] == [
-        {"classification": "ignored", "refs": [1, 2], "runId": "r1"},
-        {"classification": "challenge_adopted"},
-    ]
-    assert mode(registry.value_loop_path) == 0o600 and mode(registry.root) == 0o700
-
-
 def test_encode_record_refuses_non_json_values() -> None:
     with pytest.raises(TypeError):
         encode_record({"path": Path("/secret")})
