@@ -171,7 +171,8 @@ def parse_value(text: str) -> Any:
     try:
         value = YAML(typ="safe").load(text)
     except YAMLError as exc:
-        raise DshError(f"could not read the value {text!r}: {exc.problem or exc}") from None
+        # only marked errors carry ``problem``; a reader error (a control character) does not
+        raise DshError(f"could not read the value {text!r}: {getattr(exc, 'problem', None) or exc}") from None
     return value
 
 

@@ -117,7 +117,7 @@ def narrow_output(value: object, rendered_seqs: frozenset[int] | None = None) ->
         violations.extend(f'{key} is only allowed with status "report"' for key in _REPORT_ONLY if key in value)
     if violations:
         return NarrowResult(output=None, violations=tuple(violations))
-    assert isinstance(content, str)
+    assert isinstance(content, str) and isinstance(status, str)
     if status == OutputStatus.REPORT:
         severity = value.get("severity")
         return NarrowResult(

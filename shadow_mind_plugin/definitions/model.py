@@ -4,6 +4,7 @@ diagnostic and the catalog that groups them."""
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable
 from pathlib import Path
 from typing import Final, Literal
 
@@ -26,6 +27,11 @@ SHADOW_ID_PATTERN_TEXT: Final = "/^[a-z0-9][a-z0-9_-]*$/u"
 TOOL_NAME_PATTERN_TEXT: Final = "/^[a-z][a-z0-9_-]*$/u"
 
 
+# typed converters: ``converter=tuple`` leaves the element type unresolved for the type checker
+def _strings(values: Iterable[str]) -> tuple[str, ...]:
+    return tuple(values)
+
+
 def is_shadow_id(value: str) -> bool:
     return SHADOW_ID_PATTERN.fullmatch(value) is not None
 
@@ -45,11 +51,11 @@ class ShadowDefinition:
     enabled: bool = True
     debug: bool = False
     activation_probability: float = DEFAULT_ACTIVATION_PROBABILITY
-    active_for_models: tuple[str, ...] = attrs.field(default=(), converter=tuple)
+    active_for_models: tuple[str, ...] = attrs.field(default=(), converter=_strings)
     run_with_model: str | None = None
     reasoning_effort: str | None = None
     timeout_seconds: float | None = None
-    tools: tuple[str, ...] = attrs.field(default=(), converter=tuple)
+    tools: tuple[str, ...] = attrs.field(default=(), converter=_strings)
     capture: Capture = "full"
     context: ContextMode = "standard"
     think_first: bool = False
@@ -70,12 +76,20 @@ class DefinitionDiagnostic:
     error: str
 
 
+def _definitions(values: Iterable[ShadowDefinition]) -> tuple[ShadowDefinition, ...]:
+    return tuple(values)
+
+
+def _diagnostics(values: Iterable[DefinitionDiagnostic]) -> tuple[DefinitionDiagnostic, ...]:
+    return tuple(values)
+
+
 @attrs.frozen(kw_only=True)
 class Catalog:
     """Valid definitions (sorted by file name, first id wins) plus diagnostics."""
 
-    definitions: tuple[ShadowDefinition, ...] = attrs.field(default=(), converter=tuple)
-    diagnostics: tuple[DefinitionDiagnostic, ...] = attrs.field(default=(), converter=tuple)
+    definitions: tuple[ShadowDefinition, ...] = attrs.field(default=(), converter=_definitions)
+    diagnostics: tuple[DefinitionDiagnostic, ...] = attrs.field(default=(), converter=_diagnostics)
 
     def get(self, id: str) -> ShadowDefinition | None:
         for definition in self.definitions:

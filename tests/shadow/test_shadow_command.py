@@ -842,3 +842,13 @@ async def test_config_sets_tied_settings_together(tmp_path: Path) -> None:
             await shadow(host, root, "/shadow config sessionShadowSoftBudgetChars 5000 frugalShadowModel scripted/cheap")
         )
         assert settings_file(home).read_bytes() == before
+
+
+def test_a_value_yaml_cannot_read_is_a_clear_error() -> None:
+    """A control character makes the YAML reader fail with an error that has no
+    ``problem`` attribute; the message must still be a clear DshError."""
+    from hookspecs.errors import DshError
+    from shadow_mind_plugin.commands import parse_value
+
+    with pytest.raises(DshError, match="could not read the value"):
+        parse_value("\x07")
