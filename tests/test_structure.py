@@ -1,0 +1,47 @@
+"""Size limits that keep modules and classes to one job each.
+
+A module over :data:`MAX_MODULE_LINES` lines or a class with more than
+:data:`MAX_METHODS` methods needs a stated reason in :data:`EXCEPTIONS`.
+"""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+PACKAGES = ("hookspecs", "harness", "shadow_mind_plugin")
+MAX_MODULE_LINES = 400
+MAX_METHODS = 25
+
+EXCEPTIONS: dict[str, str] = {
+    "hookspecs/protocols.py": "every host-service Protocol of the contract, documented member by member, in one place",
+    "harness/tools/schema.py": "the JSON-Schema subset validator: one keyword table and its checks, read top to bottom",
+}
+
+
+def _modules() -> list[Path]:
+    return sorted(p for package in PACKAGES for p in (ROOT / package).rglob("*.py"))
+
+
+@pytest.mark.parametrize("path", _modules(), ids=lambda p: str(p.relative_to(ROOT)))
+def test_module_and_class_sizes(path: Path) -> None:
+    name = str(path.relative_to(ROOT))
+    text = path.read_text(encoding="utf-8")
+    lines = text.count("\n")
+    if name not in EXCEPTIONS:
+        assert lines <= MAX_MODULE_LINES, f"{name} has {lines} lines; split it by responsibility or state why"
+    for node in ast.walk(ast.parse(text)):
+        if isinstance(node, ast.ClassDef):
+            methods = [n for n in node.body if isinstance(n, ast.FunctionDef | ast.AsyncFunctionDef)]
+            key = f"{name}:{node.name}"
+            if key not in EXCEPTIONS:
+                assert len(methods) <= MAX_METHODS, f"{key} has {len(methods)} methods; split it by responsibility"
+
+
+def test_every_exception_is_still_needed() -> None:
+    for key in EXCEPTIONS:
+        path = ROOT / key.split(":")[0]
+        assert path.exists(), f"{key} no longer exists; drop its exception"
