@@ -66,16 +66,6 @@ def backdate(path: Path, seconds: float = 60.0) -> None:
     os.utime(path, (past, past))
 
 
-@pytest.fixture
-def home(tmp_path: Path) -> Path:
-    return tmp_path / "home"
-
-
-@pytest.fixture
-def registry(home: Path) -> ShadowRegistry:
-    return ShadowRegistry(home)
-
-
 def put(registry: ShadowRegistry, name: str, text: str, *, age: float = 60.0) -> Path:
     registry.root.mkdir(parents=True, exist_ok=True)
     path = registry.root / name

@@ -5,32 +5,20 @@ from __future__ import annotations
 
 import json
 import logging
-import stat
 import threading
 from pathlib import Path
 from typing import Any
 
 import pytest
 import trio
+import trio.lowlevel
 
 from shadow_mind_plugin.definitions import DefinitionError
 from shadow_mind_plugin.definitions.registry import ShadowRegistry
 from shadow_mind_plugin.governance import journal as journal_module
 from shadow_mind_plugin.governance.journal import Journal
 
-
-def mode(path: Path) -> int:
-    return stat.S_IMODE(path.stat().st_mode)
-
-
-@pytest.fixture
-def home(tmp_path: Path) -> Path:
-    return tmp_path / "home"
-
-
-@pytest.fixture
-def registry(home: Path) -> ShadowRegistry:
-    return ShadowRegistry(home)
+from ..test_definitions import mode
 
 
 async def test_debug_journal(registry: ShadowRegistry, home: Path) -> None:
@@ -68,7 +56,7 @@ async def test_lines_keep_their_order_per_file(registry: ShadowRegistry) -> None
             journal.write("default", {"i": i})
             journal.write("other", {"i": i})
             if i % 7 == 0:
-                await trio.sleep(0)  # let a writer start mid-stream
+                await trio.lowlevel.checkpoint()  # let a writer start mid-stream
         await journal.flush()
     for name in ("default", "other"):
         records = [json.loads(line) for line in (registry.log_root / f"{name}.jsonl").read_text().splitlines()]
