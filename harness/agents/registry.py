@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import builtins
 import inspect
 import uuid
 from collections.abc import Awaitable, Callable
@@ -48,14 +49,14 @@ class AgentRegistryImpl:
     def list(self) -> list[LoopAgent]:
         return list(self._agents.values())
 
-    def roots(self) -> list[LoopAgent]:
+    def roots(self) -> builtins.list[LoopAgent]:
         return [a for a in self._agents.values() if a.owner is None]
 
     def owner_of(self, agent_id: str) -> LoopAgent | None:
         agent = self._agents.get(agent_id)
         return agent.owner if agent else None
 
-    def children_of(self, agent: LoopAgent) -> list[LoopAgent]:
+    def children_of(self, agent: LoopAgent) -> builtins.list[LoopAgent]:
         return [a for a in self._agents.values() if a.owner is agent]
 
     async def create(self, options: CreateAgentOptions) -> AgentHandleImpl:

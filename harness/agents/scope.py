@@ -12,8 +12,9 @@ from hookspecs.errors import AgentError
 from hookspecs.values import PromptSection, ToolDefinition, ToolExecution, ToolFilter
 
 if TYPE_CHECKING:
+    from hookspecs.protocols import Agent
+
     from ..hooks import HookRunner
-    from .agent import LoopAgent
 
 _counter = itertools.count(1)
 
@@ -93,7 +94,7 @@ class ScopedPromptImpl:
 class AgentScopeImpl:
     """Implements :class:`hookspecs.protocols.AgentScope`."""
 
-    def __init__(self, agent: LoopAgent, hooks: HookRunner, check_tool: Callable[[ToolDefinition], None]) -> None:
+    def __init__(self, agent: Agent, hooks: HookRunner, check_tool: Callable[[ToolDefinition], None]) -> None:
         self._agent = agent
         self._hooks = hooks
         self._disposers = _Disposers()
@@ -102,7 +103,7 @@ class AgentScopeImpl:
         self.system_prompt = ScopedPromptImpl(self._disposers)
 
     @property
-    def agent(self) -> LoopAgent:
+    def agent(self) -> Agent:
         return self._agent
 
     def add_plugin(self, plugin: object, name: str | None = None) -> Callable[[], None]:

@@ -22,7 +22,7 @@ from hookspecs.values import (
 from . import pipeline
 
 if TYPE_CHECKING:
-    from ..agents.agent import LoopAgent
+    from ..runtime import LoopAgentView
 
 
 def plan_groups(calls: Sequence[ToolCallBlock], is_safe: Callable[[str], bool], max_parallel: int) -> list[list[int]]:
@@ -68,7 +68,7 @@ def result_event(execution: ToolExecution, result: ToolResult) -> dict[str, Any]
 
 
 async def run_tool_calls(
-    agent: LoopAgent, turn: int, step: int, calls: Sequence[ToolCallBlock], token: CancelToken
+    agent: LoopAgentView, turn: int, step: int, calls: Sequence[ToolCallBlock], token: CancelToken
 ) -> bool:
     """Run every call of one step; returns whether a result concluded the turn."""
     rt = agent.runtime
@@ -99,7 +99,7 @@ async def run_tool_calls(
             committed += 1
 
     async def run_one(index: int) -> None:
-        results[index] = await pipeline.execute(executions[index])
+        results[index] = await pipeline.execute(agent, executions[index])
         commit_ready()
 
     def is_safe(name: str) -> bool:
