@@ -15,6 +15,7 @@ from hookspecs.errors import AgentError
 from hookspecs.protocols import CreateAgentOptions
 from hookspecs.values import AgentOptions, SessionHeader
 
+from ..cleanup import shielded_cleanup
 from .agent import LoopAgent
 
 if TYPE_CHECKING:
@@ -85,9 +86,9 @@ class AgentRegistryImpl:
             if options.cancel is not None and options.cancel.cancelled:
                 raise AgentError("agent creation was cancelled during setup", code="AGENT_CREATE_CANCELLED")
         except BaseException:
-            with trio.CancelScope(shield=True):
+            with shielded_cleanup():
                 await agent.scope.unwind(rt.logger)
-                rt.sessions.discard(session_id)
+            rt.sessions.discard(session_id)
             raise
         rt.hooks.session_created(session)
         return await self._publish(agent)
@@ -108,9 +109,9 @@ class AgentRegistryImpl:
         try:
             await _run_setup(setup, agent)
         except BaseException:
-            with trio.CancelScope(shield=True):
+            with shielded_cleanup():
                 await agent.scope.unwind(rt.logger)
-                rt.sessions.close(session_id)
+            rt.sessions.close(session_id)
             raise
         rt.hooks.session_created(session)
         rt.sessions.repair(session)
@@ -138,14 +139,18 @@ class AgentRegistryImpl:
         done = trio.Event()
         self._disposals[agent.id] = done
         try:
+            # shielded as a whole so waiting for a child's disposal that is already
+            # under way is shielded too; every await in here is bounded
             with trio.CancelScope(shield=True):
-                await agent.shutdown()
+                with shielded_cleanup():
+                    await agent.shutdown()
                 # observers hear about the owner first, so whoever owns its
                 # children (a subagent provider) can cancel them with a reason
                 rt.hooks.agent_disposed(agent)
                 for child in self.children_of(agent):
                     await self.dispose(child)
-                await agent.scope.unwind(rt.logger)
+                with shielded_cleanup():
+                    await agent.scope.unwind(rt.logger)
                 rt.sessions.close(agent.id)
                 rt.hooks.session_disposed(agent.session)
         finally:

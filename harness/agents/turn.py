@@ -11,7 +11,6 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 import attrs
-import trio
 
 from hookspecs.errors import LlmError
 from hookspecs.values import (
@@ -133,8 +132,7 @@ async def run_step(
             concluded = await run_tool_calls(agent, turn, step, calls, token)
         return StepOutcome(called_tools=bool(calls), concluded=concluded, max_tokens=finish == "max-tokens")
     finally:
-        with trio.CancelScope(shield=True):
-            session.append(EventTypes.STEP_END, {"turn": turn, "step": step})
+        session.append(EventTypes.STEP_END, {"turn": turn, "step": step})
 
 
 def base_config(agent: LoopAgentView) -> LlmCallConfig:
@@ -249,19 +247,18 @@ async def stream_response(
             draft.add(chunk)
         complete = True
     finally:
-        with trio.CancelScope(shield=True):
-            rt.hooks.agent_stream(agent, StreamEnd(turn=turn, step=step))
-            if complete or not draft.empty:
-                message = draft.message(
-                    request.provider, request.model, with_calls=complete, call_prefix=f"call-{turn}-{step}"
-                )
-                data: dict[str, Any] = {"turn": turn, "step": step, "message": message_to_json(message)}
-                if draft.usage:
-                    data["usage"] = draft.usage
-                if draft.finish:
-                    data["stop"] = draft.finish
-                if not complete:
-                    data["interrupted"] = True
-                session.append(EventTypes.ASSISTANT_MESSAGE, data)
-                agent.history.append(message)
+        rt.hooks.agent_stream(agent, StreamEnd(turn=turn, step=step))
+        if complete or not draft.empty:
+            message = draft.message(
+                request.provider, request.model, with_calls=complete, call_prefix=f"call-{turn}-{step}"
+            )
+            data: dict[str, Any] = {"turn": turn, "step": step, "message": message_to_json(message)}
+            if draft.usage:
+                data["usage"] = draft.usage
+            if draft.finish:
+                data["stop"] = draft.finish
+            if not complete:
+                data["interrupted"] = True
+            session.append(EventTypes.ASSISTANT_MESSAGE, data)
+            agent.history.append(message)
     return message, draft.finish

@@ -11,6 +11,7 @@ from hookspecs.values import SessionEvent, SessionHeader, check_json
 from .events_view import EventsView
 from .jsonl import JsonlWriter, event_line
 
+
 class LogOwner(Protocol):
     """What a live log needs from the store that opened it (``SessionStore``
     implements it): the event-type registry and the publication guard."""

@@ -46,6 +46,16 @@ def plan_groups(calls: Sequence[ToolCallBlock], is_safe: Callable[[str], bool], 
     return groups
 
 
+def call_event(execution: ToolExecution) -> dict[str, Any]:
+    return {
+        "turn": execution.turn,
+        "step": execution.step,
+        "call_id": execution.call_id,
+        "name": execution.name,
+        "arguments": execution.raw_arguments,
+    }
+
+
 def result_event(execution: ToolExecution, result: ToolResult) -> dict[str, Any]:
     message = Message(
         id=f"result-{execution.call_id}",
@@ -110,17 +120,7 @@ async def run_tool_calls(
     try:
         for group in groups:
             for index in group:
-                execution = executions[index]
-                session.append(
-                    EventTypes.TOOL_CALL,
-                    {
-                        "turn": turn,
-                        "step": step,
-                        "call_id": execution.call_id,
-                        "name": execution.name,
-                        "arguments": execution.raw_arguments,
-                    },
-                )
+                session.append(EventTypes.TOOL_CALL, call_event(executions[index]))
                 started.add(index)
             if len(group) == 1:
                 await run_one(group[0])
@@ -130,21 +130,10 @@ async def run_tool_calls(
                         nursery.start_soon(run_one, index)
     finally:
         if committed < len(calls):
-            with trio.CancelScope(shield=True):
-                for index in range(committed, len(calls)):
-                    if index not in results:
-                        if index not in started:
-                            execution = executions[index]
-                            session.append(
-                                EventTypes.TOOL_CALL,
-                                {
-                                    "turn": turn,
-                                    "step": step,
-                                    "call_id": execution.call_id,
-                                    "name": execution.name,
-                                    "arguments": execution.raw_arguments,
-                                },
-                            )
-                        results[index] = pipeline.aborted_result(index in started)
-                commit_ready()
+            for index in range(committed, len(calls)):
+                if index not in results:
+                    if index not in started:
+                        session.append(EventTypes.TOOL_CALL, call_event(executions[index]))
+                    results[index] = pipeline.aborted_result(index in started)
+            commit_ready()
     return concluded
