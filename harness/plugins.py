@@ -124,12 +124,12 @@ def resolve_plugin(name: str, *, where: str) -> type | Callable[..., object]:
     for ep in metadata.entry_points(group=PLUGINS_ENTRY_POINT_GROUP):
         if ep.name == name:
             try:
-                obj = ep.load()
+                loaded = ep.load()
             except Exception as exc:
                 raise PluginError(
                     f"{where}: plugin {name!r} (entry point {ep.value!r}) failed to import: {type(exc).__name__}: {exc}"
                 ) from exc
-            return _check_factory(obj, name=name, where=where)
+            return _check_factory(loaded, name=name, where=where)
     module_name, sep, attr_path = name.partition(":")
     if not sep:
         installed = ", ".join(installed_plugin_names()) or "(none)"

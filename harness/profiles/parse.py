@@ -80,7 +80,7 @@ def parse_patch(text: str, *, source: str) -> PatchDoc:
         number, line = index + 1, line_of_item(data, index)
         label = f"op {number}"
         if isinstance(item, dict) and "insert" in item:
-            op = _parse_insert(item, label=label, line=line, problems=problems)
+            op: PatchOp | None = _parse_insert(item, label=label, line=line, problems=problems)
         elif isinstance(item, dict) and "id" in item:
             op = _parse_row(item, label=label, line=line, problems=problems, mode="op")
         else:

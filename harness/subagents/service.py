@@ -10,7 +10,7 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 from hookspecs.errors import SubagentError
-from hookspecs.protocols import SubagentProvider, SubagentRun
+from hookspecs.protocols import Agent, SubagentProvider, SubagentRun
 from hookspecs.values import Capabilities, SubagentRequest, SubagentResult
 
 from ..cleanup import shielded_cleanup
@@ -109,7 +109,7 @@ class TrackedRun:
         return self._inner.id
 
     @property
-    def local_agent(self):  # type: ignore[no-untyped-def]
+    def local_agent(self) -> Agent | None:
         return self._inner.local_agent
 
     @property
