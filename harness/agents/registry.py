@@ -139,11 +139,12 @@ class AgentRegistryImpl:
         done = trio.Event()
         self._disposals[agent.id] = done
         try:
-            # shielded as a whole so waiting for a child's disposal that is already
-            # under way is shielded too; every await in here is bounded
+            # Not bounded as a whole: the session may only close once the driver
+            # has stopped, and stopping only waits for a cancelled turn (whose
+            # shielded cleanup is bounded) and for tool threads to return. The
+            # plugins' on-dispose callbacks are bounded.
             with trio.CancelScope(shield=True):
-                with shielded_cleanup():
-                    await agent.shutdown()
+                await agent.shutdown()
                 # observers hear about the owner first, so whoever owns its
                 # children (a subagent provider) can cancel them with a reason
                 rt.hooks.agent_disposed(agent)

@@ -115,17 +115,22 @@ class AgentScopeImpl:
         self._on_dispose.append(callback)
 
     async def unwind(self, logger: Any) -> None:
-        """Run on-dispose callbacks, then every scoped registration's disposer, LIFO."""
+        """Run on-dispose callbacks, then every scoped registration's disposer, LIFO.
+
+        The disposers run even when the callbacks are cut short (a deadline on a
+        hung callback): they are synchronous and leave nothing registered."""
         callbacks, self._on_dispose = self._on_dispose, []
-        for callback in reversed(callbacks):
-            try:
-                result = callback()
-                if inspect.isawaitable(result):
-                    await result
-            except Exception:
-                logger.exception("on_dispose callback of agent %s failed", self._agent.id)
-        for dispose in self._disposers.drain():
-            try:
-                dispose()
-            except Exception:
-                logger.exception("scope disposer of agent %s failed", self._agent.id)
+        try:
+            for callback in reversed(callbacks):
+                try:
+                    result = callback()
+                    if inspect.isawaitable(result):
+                        await result
+                except Exception:
+                    logger.exception("on_dispose callback of agent %s failed", self._agent.id)
+        finally:
+            for dispose in self._disposers.drain():
+                try:
+                    dispose()
+                except Exception:
+                    logger.exception("scope disposer of agent %s failed", self._agent.id)

@@ -346,19 +346,23 @@ async def test_shielded_cleanup_outlasts_a_cancelled_caller_but_not_its_bound(au
 
 async def test_a_hung_dispose_callback_does_not_hold_disposal(tmp_path: Path, autojump_clock: Any) -> None:
     """Disposal stays shielded, but an ``on_dispose`` callback that never returns is
-    abandoned after CLEANUP_SECONDS and the session is still closed."""
+    abandoned after CLEANUP_SECONDS; the scope's registrations are still removed
+    and the session is still closed."""
     release = trio.Event()  # set at the end, so a regression fails instead of hanging
+    scoped = SlowToolPlugin()  # any plugin object: what matters is its registration
 
     async def hang() -> None:
         await release.wait()
 
+    def setup(scope: Any) -> None:
+        scope.add_plugin(scoped)
+        scope.on_dispose(hang)
+
     async with scripted_host(tmp_path, ECHO) as (host, _):
         handle = await host.agents.create(
-            CreateAgentOptions(
-                agent_options=AgentOptions(provider="scripted", model="m"),
-                setup=lambda scope: scope.on_dispose(hang),
-            )
+            CreateAgentOptions(agent_options=AgentOptions(provider="scripted", model="m"), setup=setup)
         )
+        assert host.pm.is_registered(scoped)
         agent = handle.agent
         disposed = trio.Event()
 
@@ -373,3 +377,4 @@ async def test_a_hung_dispose_callback_does_not_hold_disposal(tmp_path: Path, au
             release.set()
         assert finished
         assert agent.session.closed and host.agents.get(agent.id) is None
+        assert not host.pm.is_registered(scoped)
