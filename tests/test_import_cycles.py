@@ -208,6 +208,11 @@ def _graph(files: Mapping[str, str], packages: Iterable[str] = ()) -> list[Edge]
     return import_graph({module: (textwrap.dedent(source), module in pkgs, module) for module, source in files.items()})
 
 
+def _circles(files: Mapping[str, str]) -> list[list[str]]:
+    """The modules of each circle in ``files``, sorted."""
+    return sorted(sorted({e.source for e in inside}) for inside in cycles(_graph(files)))
+
+
 def _targets(edges: Iterable[Edge], source: str) -> set[str]:
     return {e.target for e in edges if e.source == source}
 
@@ -277,21 +282,19 @@ class TestScanner:
 
     def test_imports_inside_functions_count(self) -> None:
         files = {"p": "", "p.a": "from .b import f\n", "p.b": "def f():\n    from .a import g\n    return g\n"}
-        found = cycles(_graph(files))
-        assert [sorted({e.source for e in inside}) for inside in found] == [["p.a", "p.b"]]
+        assert _circles(files) == [["p.a", "p.b"]]
 
     def test_a_package_init_reexporting_its_children_is_not_a_circle(self) -> None:
         files = {"p": "from .a import A\nfrom .b import B\n", "p.a": "class A: ...\n", "p.b": "from .a import A\n"}
-        assert cycles(_graph(files)) == []
+        assert _circles(files) == []
 
     def test_a_child_importing_its_package_init_back_is_a_circle(self) -> None:
         files = {"p": "from .a import A\nX = 1\n", "p.a": "from . import X\nclass A: ...\n"}
-        found = cycles(_graph(files))
-        assert [sorted({e.source for e in inside}) for inside in found] == [["p", "p.a"]]
+        assert _circles(files) == [["p", "p.a"]]
 
     def test_a_child_importing_a_sibling_through_the_package_is_not_a_circle(self) -> None:
         files = {"p": "from .a import A\n", "p.a": "from p import b\n", "p.b": ""}
-        assert cycles(_graph(files)) == []
+        assert _circles(files) == []
 
     def test_self_loops_and_long_circles_are_found(self) -> None:
         files = {
@@ -302,9 +305,8 @@ class TestScanner:
             "p.d": "from .b import x\n",
             "p.e": "from .b import x\n",  # leads into the circle but is not part of it
         }
-        found = cycles(_graph(files))
-        assert sorted(sorted({e.source for e in inside}) for inside in found) == [["p.a"], ["p.b", "p.c", "p.d"]]
-        assert "p.d:1: p.d -> p.b" in report(found)
+        assert _circles(files) == [["p.a"], ["p.b", "p.c", "p.d"]]
+        assert "p.d:1: p.d -> p.b" in report(cycles(_graph(files)))
 
 
 # --- the packages -------------------------------------------------------------------------
