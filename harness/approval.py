@@ -6,8 +6,6 @@ from __future__ import annotations
 import uuid
 from typing import TYPE_CHECKING
 
-import trio
-
 from hookspecs.values import ApprovalOutcome, ApprovalRequest, EventTypes
 
 if TYPE_CHECKING:
@@ -40,6 +38,5 @@ class ApprovalServiceImpl:
             else:
                 outcome = await self._hooks.approval_request(request)
         finally:
-            with trio.CancelScope(shield=True):
-                session.append(EventTypes.APPROVAL_DECIDED, {"request_id": request_id, "outcome": outcome})
+            session.append(EventTypes.APPROVAL_DECIDED, {"request_id": request_id, "outcome": outcome})
         return outcome

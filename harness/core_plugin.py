@@ -47,7 +47,7 @@ class CorePlugin:
 
     async def _help(self, invocation: CommandInvocation) -> CommandResult:
         assert self.host is not None
-        return CommandResult.ok(help_text(self.host.commands.list()))  # type: ignore[attr-defined]
+        return CommandResult.ok(help_text(self.host.commands.list()))
 
 
 class AgentLoopPlugin:

@@ -83,7 +83,7 @@ class HostHooks:
         decision = await self.runner.chain(
             "dsh_agent_pre_step", agent.id, default, agent=agent, turn=turn, step=step, messages=tuple(messages)
         )
-        return decision  # type: ignore[no-any-return]
+        return decision
 
     async def agent_request(self, agent: Agent, turn: int, step: int, config: LlmCallConfig) -> LlmCallConfig:
         def default(*, config: LlmCallConfig, **_: Any) -> LlmCallConfig:
@@ -146,7 +146,7 @@ class HostHooks:
         )
         if outcome not in ("allowed-once", "rejected", "cancelled", "unavailable"):
             return "unavailable"
-        return outcome  # type: ignore[no-any-return]
+        return outcome
 
     # --- settings -----------------------------------------------------------------------------
     def settings_updated(self, namespace: str, value: Any, previous: Any) -> None:

@@ -81,7 +81,9 @@ class HookRunner:
         out: list[pluggy.HookImpl] = []
         for impl in reversed(found):
             if impl.hookwrapper or impl.wrapper:
-                continue  # wrappers cannot take part in host-walked hooks
+                # the host's manager refuses wrappers at registration; on any
+                # other manager they cannot take part in host-walked hooks
+                continue
             owner = scoped.get(id(impl.plugin)) if scoped else None
             if owner is not None and owner != scope:
                 continue

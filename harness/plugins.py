@@ -62,13 +62,26 @@ class LoadedPlugin:
     hooks: tuple[str, ...] = ()
 
 
+class HookWrapperRefused(pluggy.PluginValidationError):
+    """A plugin marks an implementation ``wrapper=True`` or ``hookwrapper=True``.
+
+    The host walks hook implementations itself (pluggy cannot await), so a
+    pluggy wrapper would never run; it is refused instead of being skipped.
+    """
+
+
 class DshPluginManager(pluggy.PluginManager):
-    """A pluggy manager that counts registrations, so the host's hook runner can
-    cache implementation lists between changes (hooks fire on every event)."""
+    """A pluggy manager that refuses hook wrappers and counts registrations, so the
+    host's hook runner can cache implementation lists between changes (hooks fire
+    on every event)."""
 
     generation: int = 0
 
     def register(self, plugin: object, name: str | None = None) -> str | None:
+        if plugin is not None:
+            plugin_name = name or self.get_canonical_name(plugin)
+            if not self.is_blocked(plugin_name):
+                self._refuse_wrappers(plugin, plugin_name)
         result = super().register(plugin, name)
         self.generation += 1
         return result
@@ -77,6 +90,20 @@ class DshPluginManager(pluggy.PluginManager):
         result = super().unregister(plugin, name)
         self.generation += 1
         return result
+
+    def _refuse_wrappers(self, plugin: object, plugin_name: str) -> None:
+        for attr in dir(plugin):
+            opts = self.parse_hookimpl_opts(plugin, attr)
+            if opts is None:
+                continue
+            kind = "wrapper" if opts.get("wrapper") else "hookwrapper" if opts.get("hookwrapper") else None
+            if kind is not None:
+                hook = opts.get("specname") or attr
+                raise HookWrapperRefused(
+                    plugin,
+                    f"plugin {plugin_name!r} implements hook {hook!r} as a pluggy wrapper ({kind}=True), "
+                    "which this host never calls (it walks hook implementations itself); use a plain @hookimpl",
+                )
 
 
 def make_plugin_manager() -> pluggy.PluginManager:
@@ -97,12 +124,12 @@ def resolve_plugin(name: str, *, where: str) -> type | Callable[..., object]:
     for ep in metadata.entry_points(group=PLUGINS_ENTRY_POINT_GROUP):
         if ep.name == name:
             try:
-                obj = ep.load()
+                loaded = ep.load()
             except Exception as exc:
                 raise PluginError(
                     f"{where}: plugin {name!r} (entry point {ep.value!r}) failed to import: {type(exc).__name__}: {exc}"
                 ) from exc
-            return _check_factory(obj, name=name, where=where)
+            return _check_factory(loaded, name=name, where=where)
     module_name, sep, attr_path = name.partition(":")
     if not sep:
         installed = ", ".join(installed_plugin_names()) or "(none)"
@@ -193,6 +220,8 @@ def load_plugins(
             return
         try:
             pm.register(obj, name=reg_name)
+        except HookWrapperRefused as exc:
+            raise PluginError(f"{where}: {exc}") from exc
         except pluggy.PluginValidationError as exc:
             detail = "; ".join(line.strip() for line in str(exc).splitlines() if line.strip())
             raise PluginError(f"{where}: plugin {plugin_name!r} does not match the hookspecs: {detail}") from exc

@@ -249,9 +249,8 @@ class LoopAgent:
             self._turn_scope = None
             self._turn_token = None
             self._cancel_cause = None
-            with trio.CancelScope(shield=True):
-                session.append(EventTypes.TURN_END, {"turn": turn, "reason": reason})
-                session.sync()
+            session.append(EventTypes.TURN_END, {"turn": turn, "reason": reason})
+            session.sync()
 
     async def shutdown(self) -> None:
         """Stop the driver: abort the active turn, drop the inbox, wait for quiescence."""

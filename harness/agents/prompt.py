@@ -2,14 +2,14 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
+from pathlib import Path
 from typing import TYPE_CHECKING
 
-from hookspecs.values import PromptAssembly, PromptSection
+from hookspecs.values import PromptAssembly, PromptSection, ToolDefinition
 
 if TYPE_CHECKING:
-    from ..tools.registry import ToolRegistry
-    from .agent import LoopAgent
+    from .scope import ScopedPromptImpl
 
 #: The default persona; agent scopes (a subagent's persona) shadow it by name.
 PERSONA_SECTION = "deployment:persona"
@@ -43,19 +43,19 @@ class SystemPromptRegistry:
 
         return dispose
 
-    def assemble(self, agent: LoopAgent, tools: ToolRegistry) -> PromptAssembly:
-        """Global sections, shadowed by the agent's scoped ones, plus the runtime
-        environment; runtime-context sections dropped when the scope suppresses them."""
+    def assemble(self, *, cwd: Path, scoped: ScopedPromptImpl, tools: Iterable[ToolDefinition]) -> PromptAssembly:
+        """Global sections, shadowed by the agent's scoped ones (``scoped``), plus the
+        runtime environment (``cwd``); runtime-context sections dropped when the scope
+        suppresses them. ``tools`` are the ones visible to the agent."""
         merged = dict(self._sections)
         merged[ENVIRONMENT_SECTION] = PromptSection(
             name=ENVIRONMENT_SECTION,
-            text=f"Working directory: {agent.cwd}",
+            text=f"Working directory: {cwd}",
             order=900,
             kind="runtime-context",
         )
-        scoped = agent.scope.system_prompt
         merged.update(scoped.sections)
         sections = tuple(
             s for s in merged.values() if not (scoped.suppresses_runtime_context and s.kind == "runtime-context")
         )
-        return PromptAssembly(sections=sections, tools=tuple(t.schema for t in tools.visible(agent)))
+        return PromptAssembly(sections=sections, tools=tuple(t.schema for t in tools))

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import builtins
 import inspect
 import uuid
 from collections.abc import Awaitable, Callable
@@ -14,6 +15,7 @@ from hookspecs.errors import AgentError
 from hookspecs.protocols import CreateAgentOptions
 from hookspecs.values import AgentOptions, SessionHeader
 
+from ..cleanup import shielded_cleanup
 from .agent import LoopAgent
 
 if TYPE_CHECKING:
@@ -48,14 +50,14 @@ class AgentRegistryImpl:
     def list(self) -> list[LoopAgent]:
         return list(self._agents.values())
 
-    def roots(self) -> list[LoopAgent]:
+    def roots(self) -> builtins.list[LoopAgent]:
         return [a for a in self._agents.values() if a.owner is None]
 
     def owner_of(self, agent_id: str) -> LoopAgent | None:
         agent = self._agents.get(agent_id)
         return agent.owner if agent else None
 
-    def children_of(self, agent: LoopAgent) -> list[LoopAgent]:
+    def children_of(self, agent: LoopAgent) -> builtins.list[LoopAgent]:
         return [a for a in self._agents.values() if a.owner is agent]
 
     async def create(self, options: CreateAgentOptions) -> AgentHandleImpl:
@@ -84,9 +86,9 @@ class AgentRegistryImpl:
             if options.cancel is not None and options.cancel.cancelled:
                 raise AgentError("agent creation was cancelled during setup", code="AGENT_CREATE_CANCELLED")
         except BaseException:
-            with trio.CancelScope(shield=True):
+            with shielded_cleanup():
                 await agent.scope.unwind(rt.logger)
-                rt.sessions.discard(session_id)
+            rt.sessions.discard(session_id)
             raise
         rt.hooks.session_created(session)
         return await self._publish(agent)
@@ -107,9 +109,9 @@ class AgentRegistryImpl:
         try:
             await _run_setup(setup, agent)
         except BaseException:
-            with trio.CancelScope(shield=True):
+            with shielded_cleanup():
                 await agent.scope.unwind(rt.logger)
-                rt.sessions.close(session_id)
+            rt.sessions.close(session_id)
             raise
         rt.hooks.session_created(session)
         rt.sessions.repair(session)
@@ -137,6 +139,10 @@ class AgentRegistryImpl:
         done = trio.Event()
         self._disposals[agent.id] = done
         try:
+            # Not bounded as a whole: the session may only close once the driver
+            # has stopped, and stopping only waits for a cancelled turn (whose
+            # shielded cleanup is bounded) and for tool threads to return. The
+            # plugins' on-dispose callbacks are bounded.
             with trio.CancelScope(shield=True):
                 await agent.shutdown()
                 # observers hear about the owner first, so whoever owns its
@@ -144,7 +150,8 @@ class AgentRegistryImpl:
                 rt.hooks.agent_disposed(agent)
                 for child in self.children_of(agent):
                     await self.dispose(child)
-                await agent.scope.unwind(rt.logger)
+                with shielded_cleanup():
+                    await agent.scope.unwind(rt.logger)
                 rt.sessions.close(agent.id)
                 rt.hooks.session_disposed(agent.session)
         finally:

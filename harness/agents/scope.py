@@ -12,8 +12,9 @@ from hookspecs.errors import AgentError
 from hookspecs.values import PromptSection, ToolDefinition, ToolExecution, ToolFilter
 
 if TYPE_CHECKING:
+    from hookspecs.protocols import Agent
+
     from ..hooks import HookRunner
-    from .agent import LoopAgent
 
 _counter = itertools.count(1)
 
@@ -93,7 +94,7 @@ class ScopedPromptImpl:
 class AgentScopeImpl:
     """Implements :class:`hookspecs.protocols.AgentScope`."""
 
-    def __init__(self, agent: LoopAgent, hooks: HookRunner, check_tool: Callable[[ToolDefinition], None]) -> None:
+    def __init__(self, agent: Agent, hooks: HookRunner, check_tool: Callable[[ToolDefinition], None]) -> None:
         self._agent = agent
         self._hooks = hooks
         self._disposers = _Disposers()
@@ -102,7 +103,7 @@ class AgentScopeImpl:
         self.system_prompt = ScopedPromptImpl(self._disposers)
 
     @property
-    def agent(self) -> LoopAgent:
+    def agent(self) -> Agent:
         return self._agent
 
     def add_plugin(self, plugin: object, name: str | None = None) -> Callable[[], None]:
@@ -114,17 +115,22 @@ class AgentScopeImpl:
         self._on_dispose.append(callback)
 
     async def unwind(self, logger: Any) -> None:
-        """Run on-dispose callbacks, then every scoped registration's disposer, LIFO."""
+        """Run on-dispose callbacks, then every scoped registration's disposer, LIFO.
+
+        The disposers run even when the callbacks are cut short (a deadline on a
+        hung callback): they are synchronous and leave nothing registered."""
         callbacks, self._on_dispose = self._on_dispose, []
-        for callback in reversed(callbacks):
-            try:
-                result = callback()
-                if inspect.isawaitable(result):
-                    await result
-            except Exception:
-                logger.exception("on_dispose callback of agent %s failed", self._agent.id)
-        for dispose in self._disposers.drain():
-            try:
-                dispose()
-            except Exception:
-                logger.exception("scope disposer of agent %s failed", self._agent.id)
+        try:
+            for callback in reversed(callbacks):
+                try:
+                    result = callback()
+                    if inspect.isawaitable(result):
+                        await result
+                except Exception:
+                    logger.exception("on_dispose callback of agent %s failed", self._agent.id)
+        finally:
+            for dispose in self._disposers.drain():
+                try:
+                    dispose()
+                except Exception:
+                    logger.exception("scope disposer of agent %s failed", self._agent.id)

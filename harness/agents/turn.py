@@ -11,7 +11,6 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 import attrs
-import trio
 
 from hookspecs.errors import LlmError
 from hookspecs.values import (
@@ -41,7 +40,7 @@ from hookspecs.values.messages import new_message_id
 from ..tools.scheduler import run_tool_calls
 
 if TYPE_CHECKING:
-    from .agent import LoopAgent
+    from ..runtime import LoopAgentView
 
 
 @attrs.frozen
@@ -51,7 +50,7 @@ class StepOutcome:
     max_tokens: bool
 
 
-async def run_turn_body(agent: LoopAgent, turn: int, token: CancelToken) -> dict[str, Any]:
+async def run_turn_body(agent: LoopAgentView, turn: int, token: CancelToken) -> dict[str, Any]:
     """Run the steps of one turn; returns the ``turn/end`` reason."""
     rt = agent.runtime
     settings = rt.loop_settings()
@@ -91,7 +90,7 @@ async def run_turn_body(agent: LoopAgent, turn: int, token: CancelToken) -> dict
 
 
 async def run_step(
-    agent: LoopAgent, turn: int, step: int, messages: tuple[Message, ...], token: CancelToken
+    agent: LoopAgentView, turn: int, step: int, messages: tuple[Message, ...], token: CancelToken
 ) -> StepOutcome:
     rt = agent.runtime
     session = agent.session
@@ -100,7 +99,7 @@ async def run_step(
         for message in messages:
             session.append(EventTypes.USER_MESSAGE, {"turn": turn, "step": step, "message": message_to_json(message)})
             agent.history.append(message)
-        assembly = rt.prompt.assemble(agent, rt.tools)
+        assembly = rt.prompt.assemble(cwd=agent.cwd, scoped=agent.scope.system_prompt, tools=rt.tools.visible(agent))
         assembly = await rt.hooks.system_prompt_assemble(agent, assembly)
         config = await rt.hooks.agent_request(agent, turn, step, base_config(agent))
         route = (config.provider, config.model, config.reasoning_effort)
@@ -133,11 +132,10 @@ async def run_step(
             concluded = await run_tool_calls(agent, turn, step, calls, token)
         return StepOutcome(called_tools=bool(calls), concluded=concluded, max_tokens=finish == "max-tokens")
     finally:
-        with trio.CancelScope(shield=True):
-            session.append(EventTypes.STEP_END, {"turn": turn, "step": step})
+        session.append(EventTypes.STEP_END, {"turn": turn, "step": step})
 
 
-def base_config(agent: LoopAgent) -> LlmCallConfig:
+def base_config(agent: LoopAgentView) -> LlmCallConfig:
     """The request config from the agent's options, falling back to agent-loop settings."""
     settings = agent.runtime.loop_settings()
     options = agent.options
@@ -217,7 +215,7 @@ class _Draft:
 
 
 async def stream_response(
-    agent: LoopAgent, turn: int, step: int, request: LlmRequest, token: CancelToken
+    agent: LoopAgentView, turn: int, step: int, request: LlmRequest, token: CancelToken
 ) -> tuple[Message, str | None]:
     """Stream one request, committing each chunk, then the assistant message.
 
@@ -249,19 +247,18 @@ async def stream_response(
             draft.add(chunk)
         complete = True
     finally:
-        with trio.CancelScope(shield=True):
-            rt.hooks.agent_stream(agent, StreamEnd(turn=turn, step=step))
-            if complete or not draft.empty:
-                message = draft.message(
-                    request.provider, request.model, with_calls=complete, call_prefix=f"call-{turn}-{step}"
-                )
-                data: dict[str, Any] = {"turn": turn, "step": step, "message": message_to_json(message)}
-                if draft.usage:
-                    data["usage"] = draft.usage
-                if draft.finish:
-                    data["stop"] = draft.finish
-                if not complete:
-                    data["interrupted"] = True
-                session.append(EventTypes.ASSISTANT_MESSAGE, data)
-                agent.history.append(message)
+        rt.hooks.agent_stream(agent, StreamEnd(turn=turn, step=step))
+        if complete or not draft.empty:
+            message = draft.message(
+                request.provider, request.model, with_calls=complete, call_prefix=f"call-{turn}-{step}"
+            )
+            data: dict[str, Any] = {"turn": turn, "step": step, "message": message_to_json(message)}
+            if draft.usage:
+                data["usage"] = draft.usage
+            if draft.finish:
+                data["stop"] = draft.finish
+            if not complete:
+                data["interrupted"] = True
+            session.append(EventTypes.ASSISTANT_MESSAGE, data)
+            agent.history.append(message)
     return message, draft.finish

@@ -26,7 +26,6 @@ from typing import Any, TextIO
 import trio
 
 from hookspecs import hookimpl
-from hookspecs.errors import DshError
 from hookspecs.values import AgentOptions, CancelCause, CancelToken, EventTypes, SessionEvent, create_user_message
 
 from ..commands import parse_command
@@ -36,7 +35,7 @@ from .approver import TerminalApprover
 from .chat_input import LineReader, open_line_source, preserved_terminal
 from .common import single_dsh_error
 from .render import LiveRenderer, Style, render_events
-from .run import agent_options, attach_root, drain
+from .run import agent_options, attach_root, drain, workspace
 
 RED = "\x1b[31m"
 RESET = "\x1b[0m"
@@ -207,9 +206,7 @@ async def run_chat(
 ) -> int:
     stdin = stdin or sys.stdin
     out = out or sys.stdout
-    cwd = Path(args.cwd).resolve() if args.cwd else Path.cwd()
-    if not cwd.is_dir():
-        raise DshError(f"--cwd {args.cwd!r} is not a directory", code="USAGE")
+    cwd = workspace(args.cwd)
     options = agent_options(args.model)
     try:
         return await _chat(args, rows, home, cwd, options, stdin, out)

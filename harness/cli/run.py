@@ -6,8 +6,8 @@ import argparse
 import json
 import signal
 import sys
-from pathlib import Path
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
 import trio
@@ -21,6 +21,17 @@ from ..llm.routes import parse_route
 from ..profiles import ProfileRow
 from .common import EXIT_CODES, EXIT_USAGE
 from .render import LiveRenderer, message_text
+
+
+def workspace(cwd: str | None) -> Path:
+    """The ``--cwd`` directory, resolved (default: the current directory).
+
+    Sync on purpose: it runs once before the host starts, when nothing else
+    could be blocked."""
+    path = Path(cwd).resolve() if cwd else Path.cwd()
+    if not path.is_dir():
+        raise DshError(f"--cwd {cwd!r} is not a directory", code="USAGE")
+    return path
 
 
 def agent_options(model: str | None) -> AgentOptions:
@@ -57,7 +68,7 @@ async def drain(host: HarnessHost, agent: Any) -> None:
     while True:
         await agent.when_idle()
         await host.wait_background_idle()
-        await trio.sleep(0)
+        await trio.lowlevel.checkpoint()
         if agent.quiescent and not host.background_busy:
             return
 
@@ -78,9 +89,7 @@ async def run_prompt(
     args: argparse.Namespace, rows: tuple[ProfileRow, ...], home: Path, *, out: Any = None
 ) -> int:
     out = out or sys.stdout
-    cwd = Path(args.cwd).resolve() if args.cwd else Path.cwd()
-    if not cwd.is_dir():
-        raise DshError(f"--cwd {args.cwd!r} is not a directory", code="USAGE")
+    cwd = workspace(args.cwd)
     options = agent_options(args.model)
     renderer = LiveRenderer(sys.stderr if args.json else out, show_reasoning=args.show_reasoning)
     async with open_host(rows=rows, dsh_home=home, cwd=cwd, headless=True, extra_plugins=[("console", renderer)]) as host:

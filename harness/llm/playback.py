@@ -58,10 +58,10 @@ async def play(
     if reply.error is not None:
         chunks = chunks[: reply.error.after_chunks]
     for chunk in chunks:
-        await trio.sleep(0)
+        await trio.lowlevel.checkpoint()
         cancel.raise_if_cancelled()
         yield chunk
-    await trio.sleep(0)
+    await trio.lowlevel.checkpoint()
     cancel.raise_if_cancelled()
     if reply.error is not None:
         spec = reply.error

@@ -6,6 +6,7 @@ import copy
 import os
 from collections.abc import Sequence
 from pathlib import Path
+from typing import Any
 
 import attrs
 
@@ -119,7 +120,7 @@ class _State:
 
     def _update(self, spec: RowSpec, *, layer: str) -> None:
         row = self.rows[spec.id]
-        changes: dict[str, object] = {"layer": layer, "origin": spec.where}
+        changes: dict[str, Any] = {"layer": layer, "origin": spec.where}
         if spec.name is not None:
             changes["name"] = spec.name
         if spec.config is not None:

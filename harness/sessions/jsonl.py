@@ -155,7 +155,7 @@ def read_log(path: Path, *, is_known: Callable[[str], bool], where: str | None =
                 f"{label}:{index + 1}: unknown event type {etype!r}; the plugin that writes it is not loaded"
             )
         time = obj.get("time")
-        if type(time) not in (int, float):
+        if isinstance(time, bool) or not isinstance(time, (int, float)):  # JSON numbers only
             raise SessionFormatError(f"{label}:{index + 1}: event time must be a number")
         append(SessionEvent(type=etype, seq=seq, time=time, data=obj.get("data"), ignorable=ignorable))
     return LoadedLog(header=header, events=events, intact_bytes=intact, torn_tail=torn)

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
 from hookspecs.errors import SessionError
 from hookspecs.values import SessionEvent, SessionHeader, check_json
@@ -11,8 +11,23 @@ from hookspecs.values import SessionEvent, SessionHeader, check_json
 from .events_view import EventsView
 from .jsonl import JsonlWriter, event_line
 
-if TYPE_CHECKING:
-    from .store import SessionStore
+
+class LogOwner(Protocol):
+    """What a live log needs from the store that opened it (``SessionStore``
+    implements it): the event-type registry and the publication guard."""
+
+    @property
+    def publishing(self) -> bool:
+        """True while a ``dsh_session_event`` observer runs (appends are refused)."""
+        ...
+
+    def event_type_flag(self, name: str) -> bool | None:
+        """None when ``name`` is unknown; else whether its events are ignorable."""
+        ...
+
+    def publish(self, session: SessionLog, event: SessionEvent) -> None:
+        """Hand a committed event to the observers."""
+        ...
 
 
 class SessionLog:
@@ -29,7 +44,7 @@ class SessionLog:
         *,
         header: SessionHeader,
         events: list[SessionEvent],
-        store: SessionStore,
+        store: LogOwner,
         writer: JsonlWriter | None,
         now_ms: Callable[[], float],
     ) -> None:

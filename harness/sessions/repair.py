@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Any
 
-from hookspecs.values import EventTypes, SessionEvent, ToolResultBlock, TextBlock
+from hookspecs.values import EventTypes, SessionEvent, TextBlock, ToolResultBlock
 from hookspecs.values.messages import Message, message_to_json
 
 INTERRUPTED_CODE = "INTERRUPTED"

@@ -4,8 +4,6 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-import trio
-
 from hookspecs.protocols import FinishRun
 from hookspecs.values import (
     CancelCause,
@@ -18,6 +16,7 @@ from hookspecs.values import (
     message_from_json,
 )
 
+from ..cleanup import shielded_cleanup
 from .structured import StructuredCaptureImpl
 
 if TYPE_CHECKING:
@@ -105,12 +104,12 @@ class InProcessRun:
         self._cancelled = True
         if self._remove_listener is not None:
             self._remove_listener()
-        with trio.CancelScope(shield=True):
-            try:
+        try:
+            with shielded_cleanup():
                 await self._handle.dispose()
-            finally:
-                if self._result is None:
-                    self._result = self._read_result()
+        finally:
+            if self._result is None:
+                self._result = self._read_result()
 
     def _read_result(self) -> SubagentResult:
         events = self._agent.session.events_since(self._boundary)

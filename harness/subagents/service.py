@@ -9,12 +9,11 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
-import trio
-
 from hookspecs.errors import SubagentError
-from hookspecs.protocols import SubagentProvider, SubagentRun
+from hookspecs.protocols import Agent, SubagentProvider, SubagentRun
 from hookspecs.values import Capabilities, SubagentRequest, SubagentResult
 
+from ..cleanup import shielded_cleanup
 from ..tools.schema import check_object_schema
 
 if TYPE_CHECKING:
@@ -110,7 +109,7 @@ class TrackedRun:
         return self._inner.id
 
     @property
-    def local_agent(self):  # type: ignore[no-untyped-def]
+    def local_agent(self) -> Agent | None:
         return self._inner.local_agent
 
     @property
@@ -127,7 +126,7 @@ class TrackedRun:
             await self._inner.dispose()
         finally:
             if not self._reported:
-                with trio.CancelScope(shield=True):
+                with shielded_cleanup():
                     try:
                         self._report(await self._inner.result())
                     except Exception:

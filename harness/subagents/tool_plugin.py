@@ -24,6 +24,8 @@ from hookspecs.values import (
     ToolResult,
 )
 
+from ..cleanup import shielded_cleanup
+
 if TYPE_CHECKING:
     from hookspecs.protocols import Host, ToolRunContext
 
@@ -100,7 +102,7 @@ class SubagentToolPlugin:
                 token.cancel("timeout")
                 return ToolResult.failure("SUBAGENT_TIMEOUT", f"the subagent did not finish within {config.timeout_seconds:g}s")
         finally:
-            with trio.CancelScope(shield=True):
+            with shielded_cleanup():
                 await run.dispose()
         if result.stop_reason != StopReasons.COMPLETED:
             detail = f": {result.diagnostic}" if result.diagnostic else ""

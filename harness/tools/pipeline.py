@@ -31,7 +31,7 @@ from hookspecs.values import (
 from .schema import validate
 
 if TYPE_CHECKING:
-    from ..agents.agent import LoopAgent
+    from ..runtime import LoopAgentView
 
 _NOT_PARSED = object()
 
@@ -40,7 +40,7 @@ _NOT_PARSED = object()
 class ToolRunContextImpl:
     """Implements :class:`hookspecs.protocols.ToolRunContext`."""
 
-    agent: LoopAgent
+    agent: LoopAgentView
     call_id: str
     cancel: CancelToken
     concluded: bool = False
@@ -53,7 +53,7 @@ class ToolRunContextImpl:
         self.concluded = True
 
 
-def prepare(agent: LoopAgent, call: ToolCallBlock, turn: int, step: int, token: CancelToken) -> ToolExecution:
+def prepare(agent: LoopAgentView, call: ToolCallBlock, turn: int, step: int, token: CancelToken) -> ToolExecution:
     """Parse the raw argument text; an empty string means ``{}``. Text that is not
     JSON is kept as a string so the pipeline can report it to the model."""
     raw = call.arguments
@@ -70,17 +70,17 @@ def prepare(agent: LoopAgent, call: ToolCallBlock, turn: int, step: int, token: 
     )
 
 
-async def execute(execution: ToolExecution) -> ToolResult:
-    """Run one call to its final result; never raises except on cancellation."""
+async def execute(agent: LoopAgentView, execution: ToolExecution) -> ToolResult:
+    """Run one call of ``agent`` (prepared by :func:`prepare`) to its final result;
+    never raises except on cancellation."""
     try:
-        return await _execute(execution)
+        return await _execute(agent, execution)
     except Exception as exc:  # a faulty guard or hook: fail closed, keep the turn alive
-        execution.agent.runtime.logger.exception("tool call %s failed in the pipeline", execution.call_id)  # type: ignore[attr-defined]
+        agent.runtime.logger.exception("tool call %s failed in the pipeline", execution.call_id)
         return ToolResult.failure("TOOL_FAILED", f"tool {execution.name!r} could not run: {scrub_text(str(exc) or type(exc).__name__)}")
 
 
-async def _execute(execution: ToolExecution) -> ToolResult:
-    agent: LoopAgent = execution.agent  # type: ignore[assignment]
+async def _execute(agent: LoopAgentView, execution: ToolExecution) -> ToolResult:
     rt = agent.runtime
     name = execution.name
     tool = rt.tools.get(name, agent)
@@ -116,11 +116,10 @@ async def _execute(execution: ToolExecution) -> ToolResult:
         )
         if outcome != "allowed-once":
             return ToolResult.failure("NOT_APPROVED", _refusal_text(name, outcome))
-    return await _run(tool, execution, args)
+    return await _run(agent, tool, execution, args)
 
 
-async def _run(tool: ToolDefinition, execution: ToolExecution, args: dict[str, Any]) -> ToolResult:
-    agent: LoopAgent = execution.agent  # type: ignore[assignment]
+async def _run(agent: LoopAgentView, tool: ToolDefinition, execution: ToolExecution, args: dict[str, Any]) -> ToolResult:
     ctx = ToolRunContextImpl(agent=agent, call_id=execution.call_id, cancel=execution.cancel)
     timeout = tool.timeout_seconds if tool.timeout_seconds else math.inf
     try:

@@ -3,16 +3,13 @@
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
-from typing import TYPE_CHECKING
+from collections.abc import Callable, Mapping
+from typing import Protocol
 
 from hookspecs.errors import DshError
 from hookspecs.values import ToolDefinition
 
 from .schema import check_object_schema
-
-if TYPE_CHECKING:
-    from ..agents.agent import LoopAgent
 
 TOOL_NAME = re.compile(r"^[a-z][a-z0-9_-]*$")
 
@@ -27,6 +24,31 @@ def check_tool_definition(tool: ToolDefinition) -> None:
         check_object_schema(tool.parameters, f"tool {tool.name!r} parameters")
     except ValueError as exc:
         raise DshError(str(exc), code="INVALID_TOOL") from None
+
+
+class ScopedToolSet(Protocol):
+    """An agent's own tools and restrictions (the agent scope's ``tools``)."""
+
+    @property
+    def tools(self) -> Mapping[str, ToolDefinition]: ...
+
+    def permits(self, name: str) -> bool: ...
+
+
+class _ToolScope(Protocol):
+    @property
+    def tools(self) -> ScopedToolSet: ...
+
+
+class ToolUser(Protocol):
+    """An agent as visibility rules see it (``LoopAgent`` implements it): whether
+    it is a root, and the tools its scope adds or restricts."""
+
+    @property
+    def is_root(self) -> bool: ...
+
+    @property
+    def scope(self) -> _ToolScope: ...
 
 
 class ToolRegistry:
@@ -52,7 +74,7 @@ class ToolRegistry:
 
         return dispose
 
-    def get(self, name: str, agent: LoopAgent | None = None) -> ToolDefinition | None:
+    def get(self, name: str, agent: ToolUser | None = None) -> ToolDefinition | None:
         if agent is None:
             return self._tools.get(name)
         scope = agent.scope.tools
@@ -63,7 +85,7 @@ class ToolRegistry:
             return None
         return tool
 
-    def visible(self, agent: LoopAgent) -> list[ToolDefinition]:
+    def visible(self, agent: ToolUser) -> list[ToolDefinition]:
         names = sorted(set(self._tools) | set(agent.scope.tools.tools))
         out: list[ToolDefinition] = []
         for name in names:

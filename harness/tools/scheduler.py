@@ -22,7 +22,7 @@ from hookspecs.values import (
 from . import pipeline
 
 if TYPE_CHECKING:
-    from ..agents.agent import LoopAgent
+    from ..runtime import LoopAgentView
 
 
 def plan_groups(calls: Sequence[ToolCallBlock], is_safe: Callable[[str], bool], max_parallel: int) -> list[list[int]]:
@@ -44,6 +44,16 @@ def plan_groups(calls: Sequence[ToolCallBlock], is_safe: Callable[[str], bool], 
     if current:
         groups.append(current)
     return groups
+
+
+def call_event(execution: ToolExecution) -> dict[str, Any]:
+    return {
+        "turn": execution.turn,
+        "step": execution.step,
+        "call_id": execution.call_id,
+        "name": execution.name,
+        "arguments": execution.raw_arguments,
+    }
 
 
 def result_event(execution: ToolExecution, result: ToolResult) -> dict[str, Any]:
@@ -68,7 +78,7 @@ def result_event(execution: ToolExecution, result: ToolResult) -> dict[str, Any]
 
 
 async def run_tool_calls(
-    agent: LoopAgent, turn: int, step: int, calls: Sequence[ToolCallBlock], token: CancelToken
+    agent: LoopAgentView, turn: int, step: int, calls: Sequence[ToolCallBlock], token: CancelToken
 ) -> bool:
     """Run every call of one step; returns whether a result concluded the turn."""
     rt = agent.runtime
@@ -99,7 +109,7 @@ async def run_tool_calls(
             committed += 1
 
     async def run_one(index: int) -> None:
-        results[index] = await pipeline.execute(executions[index])
+        results[index] = await pipeline.execute(agent, executions[index])
         commit_ready()
 
     def is_safe(name: str) -> bool:
@@ -110,17 +120,7 @@ async def run_tool_calls(
     try:
         for group in groups:
             for index in group:
-                execution = executions[index]
-                session.append(
-                    EventTypes.TOOL_CALL,
-                    {
-                        "turn": turn,
-                        "step": step,
-                        "call_id": execution.call_id,
-                        "name": execution.name,
-                        "arguments": execution.raw_arguments,
-                    },
-                )
+                session.append(EventTypes.TOOL_CALL, call_event(executions[index]))
                 started.add(index)
             if len(group) == 1:
                 await run_one(group[0])
@@ -130,21 +130,10 @@ async def run_tool_calls(
                         nursery.start_soon(run_one, index)
     finally:
         if committed < len(calls):
-            with trio.CancelScope(shield=True):
-                for index in range(committed, len(calls)):
-                    if index not in results:
-                        if index not in started:
-                            execution = executions[index]
-                            session.append(
-                                EventTypes.TOOL_CALL,
-                                {
-                                    "turn": turn,
-                                    "step": step,
-                                    "call_id": execution.call_id,
-                                    "name": execution.name,
-                                    "arguments": execution.raw_arguments,
-                                },
-                            )
-                        results[index] = pipeline.aborted_result(index in started)
-                commit_ready()
+            for index in range(committed, len(calls)):
+                if index not in results:
+                    if index not in started:
+                        session.append(EventTypes.TOOL_CALL, call_event(executions[index]))
+                    results[index] = pipeline.aborted_result(index in started)
+            commit_ready()
     return concluded

@@ -16,7 +16,7 @@ import json
 import math
 import re
 from collections.abc import Mapping, Sequence
-from typing import Any
+from typing import Any, TypeGuard
 
 from hookspecs.errors import JsonDataError
 from hookspecs.values.json import check_json
@@ -104,7 +104,7 @@ def json_type_name(value: Any) -> str:
     return type(value).__name__
 
 
-def _is_number(value: Any) -> bool:
+def _is_number(value: Any) -> TypeGuard[int | float]:
     if isinstance(value, bool):
         return False
     if isinstance(value, int):

@@ -3,17 +3,18 @@
 from __future__ import annotations
 
 import logging
-from collections.abc import AsyncIterator, Sequence
+from collections.abc import AsyncIterator, Callable, Sequence
 from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import Any
 
-from hookspecs.protocols import CreateAgentOptions
-from hookspecs.values import AgentOptions
+import trio
 
 from harness.host import HarnessHost, open_host
 from harness.llm.scripted import ScriptedAdapter
 from harness.profiles import ProfileRow
+from hookspecs.protocols import CreateAgentOptions
+from hookspecs.values import AgentOptions
 
 
 class AdapterPlugin:
@@ -60,6 +61,13 @@ async def new_root(host: HarnessHost, model: str = "m", provider: str = "scripte
         CreateAgentOptions(agent_options=AgentOptions(provider=provider, model=model))
     )
     return handle
+
+
+async def poll_until(condition: Callable[[], bool], *, interval: float = 0.01) -> None:
+    """Wait for a condition that no trio event signals: a file another process
+    writes, a process exiting, a value set from a worker thread."""
+    while not condition():  # noqa: ASYNC110 -- the change happens outside trio; there is nothing to wait on
+        await trio.sleep(interval)
 
 
 def event_types(session: Any) -> list[str]:

@@ -23,6 +23,8 @@ from hookspecs.protocols import ToolRunContext
 from hookspecs.values import ToolResult
 from hookspecs.values.cancel import CancelToken
 
+from .helpers import poll_until
+
 TOOLS = {tool.name: tool for tool in builtin_tools()}
 
 
@@ -500,8 +502,7 @@ def _alive(pid: int) -> bool:
 
 async def _wait_for(path: Path) -> None:
     with trio.fail_after(10):
-        while not path.exists() or not path.read_text().strip():
-            await trio.sleep(0.01)
+        await poll_until(lambda: path.exists() and bool(path.read_text().strip()))
 
 
 async def test_bash_cancel_token_kills_the_process_group(ctx: FakeContext, ws: Path) -> None:
@@ -520,8 +521,7 @@ async def test_bash_cancel_token_kills_the_process_group(ctx: FakeContext, ws: P
     assert result.is_error and result.error is not None and result.error.code == "ABORTED"
     assert result.value["cancelled"] is True and result.value["exit_code"] is None
     with trio.fail_after(5):
-        while _alive(child):
-            await trio.sleep(0.01)
+        await poll_until(lambda: not _alive(child))
 
 
 async def test_bash_already_cancelled_token_runs_nothing(ctx: FakeContext, ws: Path) -> None:

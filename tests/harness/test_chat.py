@@ -20,6 +20,8 @@ import trio.testing
 from harness.cli.approver import preview_arguments
 from harness.cli.chat_input import LineReader
 
+from .helpers import poll_until
+
 REPO = Path(__file__).resolve().parents[2]
 HELLO = "examples/profiles/scripted-hello.yml"
 DEADLINE = 20.0
@@ -358,12 +360,10 @@ async def test_newest_asker_gets_the_line_and_stale_lines_are_dropped() -> None:
         nursery.start_soon(ask, "approval", "Allow? ", False)  # asked while the prompt waits
         await trio.testing.wait_all_tasks_blocked()
         source.lines.put("y")
-        while "approval" not in got:
-            await trio.sleep(0.01)
+        await poll_until(lambda: "approval" in got)
         assert got == {"approval": "y"} and source.forgotten == 1
         source.lines.put("hello")
-        while "prompt" not in got:
-            await trio.sleep(0.01)
+        await poll_until(lambda: "prompt" in got)
         assert got["prompt"] == "hello"
         # an asker that gives up leaves its read running; the late line is dropped
         with trio.move_on_after(0.05):

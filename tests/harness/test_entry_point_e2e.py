@@ -7,11 +7,10 @@ import logging
 from pathlib import Path
 from typing import Any
 
-from hookspecs.protocols import CreateAgentOptions
-from hookspecs.values import AgentOptions, create_user_message
-
 from harness.host import open_host
 from harness.profiles import compose_profile
+from hookspecs.protocols import CreateAgentOptions
+from hookspecs.values import AgentOptions, create_user_message
 
 OBSERVER_SOURCE = '''
 from hookspecs import hookimpl

@@ -7,6 +7,7 @@ from typing import Any
 
 import trio
 
+from harness.cleanup import CLEANUP_SECONDS, shielded_cleanup
 from hookspecs import hookimpl
 from hookspecs.errors import SessionError
 from hookspecs.protocols import CreateAgentOptions
@@ -15,7 +16,6 @@ from hookspecs.values import (
     CancelCause,
     Reject,
     ToolDefinition,
-    ToolResult,
     create_user_message,
 )
 
@@ -327,3 +327,54 @@ async def test_ask_fails_closed_without_an_approver(tmp_path: Path) -> None:
         assert not (tmp_path / "work" / "out.txt").exists()
         decided = next(e for e in agent.session.events if e.type == "approval/decided")
         assert decided.data["outcome"] == "unavailable"
+
+
+async def test_shielded_cleanup_outlasts_a_cancelled_caller_but_not_its_bound(autojump_clock: Any) -> None:
+    steps: list[str] = []
+    start = trio.current_time()
+    with trio.CancelScope() as caller:
+        caller.cancel()
+        with shielded_cleanup(10) as bound:
+            await trio.sleep(5)
+            steps.append("awaited through the caller's cancellation")
+            await trio.sleep(100)
+            steps.append("never")
+    assert steps == ["awaited through the caller's cancellation"]
+    assert bound.cancelled_caught
+    assert trio.current_time() - start == 10
+
+
+async def test_a_hung_dispose_callback_does_not_hold_disposal(tmp_path: Path, autojump_clock: Any) -> None:
+    """Disposal stays shielded, but an ``on_dispose`` callback that never returns is
+    abandoned after CLEANUP_SECONDS; the scope's registrations are still removed
+    and the session is still closed."""
+    release = trio.Event()  # set at the end, so a regression fails instead of hanging
+    scoped = SlowToolPlugin()  # any plugin object: what matters is its registration
+
+    async def hang() -> None:
+        await release.wait()
+
+    def setup(scope: Any) -> None:
+        scope.add_plugin(scoped)
+        scope.on_dispose(hang)
+
+    async with scripted_host(tmp_path, ECHO) as (host, _):
+        handle = await host.agents.create(
+            CreateAgentOptions(agent_options=AgentOptions(provider="scripted", model="m"), setup=setup)
+        )
+        assert host.pm.is_registered(scoped)
+        agent = handle.agent
+        disposed = trio.Event()
+
+        async def dispose() -> None:
+            await handle.dispose()
+            disposed.set()
+
+        async with trio.open_nursery() as nursery:
+            nursery.start_soon(dispose)
+            await trio.sleep(CLEANUP_SECONDS + 1)
+            finished = disposed.is_set()
+            release.set()
+        assert finished
+        assert agent.session.closed and host.agents.get(agent.id) is None
+        assert not host.pm.is_registered(scoped)

@@ -10,6 +10,7 @@ import pluggy
 import pytest
 
 from harness.plugins import (
+    HookWrapperRefused,
     LoadedPlugin,
     instantiate_plugin,
     load_plugins,
@@ -19,6 +20,10 @@ from harness.plugins import (
 from harness.profiles import ProfileRow, compose_profile
 from hookspecs import hookimpl
 from hookspecs.errors import PluginError, ProfileError
+from hookspecs.protocols import CreateAgentOptions
+from hookspecs.values import AgentOptions
+
+from .helpers import scripted_host
 
 DEMO_MODULE = """\
 import attrs
@@ -363,3 +368,51 @@ def test_profile_file_to_registered_plugin(tmp_path: Path, fake_distribution, pm
         assert loaded[0].instance.config.level == 4 and loaded[0].hooks == ("dsh_agent_created",)  # type: ignore[union-attr]
     finally:
         pm.unregister(name="solo")
+
+
+# --- pluggy wrappers: the host walks implementations itself and refuses them ----------
+
+
+class NewStyleWrapper:
+    @hookimpl(wrapper=True)
+    def dsh_agent_request(self, config: object) -> Iterator[object]:
+        return (yield)
+
+
+class OldStyleWrapper:
+    @hookimpl(hookwrapper=True)
+    def dsh_session_event(self, event: object) -> Iterator[None]:
+        yield
+
+
+class PlainBuiltin:
+    @hookimpl
+    def dsh_session_disposed(self, session: object) -> None:
+        pass
+
+
+WRAPPERS = [(NewStyleWrapper, "dsh_agent_request", "wrapper=True"), (OldStyleWrapper, "dsh_session_event", "hookwrapper=True")]
+
+
+@pytest.mark.parametrize(("plugin", "hook", "kind"), WRAPPERS)
+def test_wrappers_are_refused_at_load(pm: pluggy.PluginManager, plugin: type, hook: str, kind: str) -> None:
+    """Refused with one line naming the row, the plugin and the hook (they used to be skipped silently)."""
+    with pytest.raises(PluginError) as info:
+        load_plugins(pm, [], environ={}, builtins=[("good", PlainBuiltin()), ("wrapping", plugin())])
+    msg = info.value.message
+    assert msg.startswith(f"built-in plugin 'wrapping': plugin 'wrapping' implements hook {hook!r} as a pluggy wrapper ({kind})")
+    assert "use a plain @hookimpl" in msg and "\n" not in msg
+    assert pm.get_plugins() == set()  # nothing half-registered, the earlier built-in rolled back
+
+
+@pytest.mark.parametrize(("plugin", "hook", "kind"), WRAPPERS)
+async def test_wrappers_are_refused_in_an_agent_scope(tmp_path: Path, plugin: type, hook: str, kind: str) -> None:
+    async with scripted_host(tmp_path, "responses: []\n") as (host, _):
+        options = CreateAgentOptions(
+            agent_options=AgentOptions(provider="scripted", model="m"),
+            setup=lambda scope: scope.add_plugin(plugin(), name="wrapping"),
+        )
+        with pytest.raises(HookWrapperRefused, match=rf"implements hook '{hook}' as a pluggy wrapper \({kind}\)"):
+            await host.agents.create(options)
+        assert host.agents.list() == []
+        assert not [name for name, _ in host.pm.list_name_plugin() if name.startswith("scope:")]

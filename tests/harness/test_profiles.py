@@ -367,7 +367,7 @@ def test_dump_config_shows_layers_and_round_trips(tmp_path: Path, home: Path) ->
     assert lines[0] == f"# profile: {tmp_path / 'profile.yml'}"
     assert lines[1] == f"# layers: profile:{tmp_path / 'profile.yml'}, patch:{patch}"
     assert lines[2].startswith("# warning: ") and "zzz" in lines[2]
-    assert [l for l in lines if l.startswith("# == ")] == [f"# == profile:{tmp_path / 'profile.yml'}", f"# == patch:{patch}"]
+    assert [line for line in lines if line.startswith("# == ")] == [f"# == profile:{tmp_path / 'profile.yml'}", f"# == patch:{patch}"]
     assert lines.index(f"# == patch:{patch}") + 1 == lines.index("- id: beta")
     again = compose_text(tmp_path, home, text)
     assert [(r.id, r.name, r.config, r.disabled) for r in again.rows] == [

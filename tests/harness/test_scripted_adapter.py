@@ -18,9 +18,9 @@ import trio.testing
 import hookspecs.llm
 from harness.llm import LlmService, ScriptedAdapter, ScriptedLlmConfig, ScriptedLlmPlugin, ScriptError
 from hookspecs import PROJECT_NAME
-from hookspecs.errors import LlmError, PluginError
+from hookspecs.errors import DshError, LlmError, PluginError
 from hookspecs.protocols import LlmAdapter
-from hookspecs.values.cancel import CancelToken, Cancelled
+from hookspecs.values.cancel import Cancelled, CancelToken
 from hookspecs.values.llm import (
     FinishChunk,
     LlmRequest,
@@ -600,7 +600,7 @@ def test_config_schema_defaults_and_validation() -> None:
     assert config == ScriptedLlmConfig(script="x.yml", provider="scripted", chunk_size=16)
     assert attrs.has(ScriptedLlmPlugin.config_schema)
     for bad in ({"script": "x", "chunk_size": 0}, {"script": "x", "provider": "a/b"}, {}, {"script": "x", "extra": 1}):
-        with pytest.raises(Exception):
+        with pytest.raises(DshError):
             structure(conv, bad, ScriptedLlmConfig, where="config")
 
 

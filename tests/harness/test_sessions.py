@@ -11,12 +11,11 @@ from typing import Any
 
 import pytest
 
+from harness.sessions import SessionStore
+from harness.sessions.jsonl import read_log
 from hookspecs import hookimpl
 from hookspecs.errors import JsonDataError, SessionError, SessionFormatError
 from hookspecs.values import AgentOptions, SessionHeader, create_user_message
-
-from harness.sessions import SessionStore
-from harness.sessions.jsonl import read_log
 
 from .helpers import new_root, scripted_host
 

@@ -232,7 +232,7 @@ class OpenAICompatibleAdapter:
         self, blocks: AsyncIterator[bytes], guard: Guard, clean: Callable[[str], str], request_id: str | None
     ) -> bytes | None:
         try:
-            return await guard.run(functools.partial(anext, blocks, None))  # type: ignore[arg-type]
+            return await guard.run(functools.partial(anext, blocks, None))
         except httpx.DecodingError as exc:  # a corrupt compressed body
             raise LlmError(
                 f"{self.provider}: malformed stream: {type(exc).__name__}: {clean(str(exc))}",

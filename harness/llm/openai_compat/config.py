@@ -143,4 +143,4 @@ class OpenAICompatibleConfig:
 
 def parse_config(data: Mapping[str, Any], *, where: str = "openai-compatible config") -> OpenAICompatibleConfig:
     """Structure a row's ``config`` mapping; errors are ``ProfileError`` naming the field."""
-    return structure(_CONFIG, dict(data), OpenAICompatibleConfig, where=where, error=ProfileError)  # type: ignore[no-any-return]
+    return structure(_CONFIG, dict(data), OpenAICompatibleConfig, where=where, error=ProfileError)

@@ -65,7 +65,7 @@ class _Capture:
     dropped: int = 0
     closed: trio.Event = attrs.field(factory=trio.Event)
 
-    def add(self, chunk: bytes) -> None:
+    def add(self, chunk: bytes | bytearray) -> None:
         half = self.limit // 2
         room = half - len(self.head)
         if room > 0:
@@ -115,7 +115,8 @@ async def _kill_group(process: trio.Process) -> None:
         pass
 
 
-async def run_shell(command: str, cwd: str, timeout: float, cancel: CancelToken) -> _Outcome:
+# the deadline is part of the result (``timed_out`` with the output so far), not only a cancellation
+async def run_shell(command: str, cwd: str, timeout: float, cancel: CancelToken) -> _Outcome:  # noqa: ASYNC109
     """Run ``command``; killed (with its whole process group) on timeout or when
     ``cancel`` fires. Raises :class:`ToolError` when the shell cannot start."""
     capture = _Capture()

@@ -18,7 +18,7 @@ import json
 from collections import deque
 from collections.abc import Iterable, Mapping, Sequence
 from http import HTTPStatus
-from typing import Any, Literal, Union
+from typing import Any, Literal
 
 import attrs
 import trio
@@ -36,7 +36,7 @@ class Disconnect:
     """Close the connection here: the client sees a body that never ended."""
 
 
-Step = Union[bytes, Delay, Disconnect]
+Step = bytes | Delay | Disconnect
 Framing = Literal["chunked", "length", "close"]
 
 

@@ -13,7 +13,7 @@ import trio
 from harness.llm import LlmService
 from harness.llm.openai_compat import OpenAICompatibleAdapter
 from hookspecs.errors import LlmError
-from hookspecs.values.cancel import CancelToken, Cancelled
+from hookspecs.values.cancel import Cancelled, CancelToken
 from hookspecs.values.llm import (
     FinishChunk,
     LlmRequest,
@@ -377,18 +377,19 @@ async def test_cancel_token_mid_stream(server: ScriptedServer, make_adapter: Mak
     server.add(Reply.sse([body[0], body[1], Delay(30), *body[2:]]))
     token = CancelToken()
     seen: list[StreamChunk] = []
+    first = trio.Event()
     start = time.monotonic()
 
     async def consume() -> None:
         async with aclosing(make_adapter().stream(req(), token)) as stream:  # type: ignore[type-var]
             async for chunk in stream:
                 seen.append(chunk)
+                first.set()
 
     async with trio.open_nursery() as nursery:
 
         async def cancel_when_first_arrives() -> None:
-            while not seen:
-                await trio.sleep(0.01)
+            await first.wait()
             await trio.sleep(0.05)  # the adapter is now blocked reading the socket
             token.cancel("user")
 
@@ -426,12 +427,12 @@ async def test_callers_cancel_scope_propagates(server: ScriptedServer, make_adap
     server.add(Reply.sse([body[0], body[1], Delay(30), *body[2:]]), Reply.sse(shapes.text_stream(["after"])))
     adapter = make_adapter()
     seen: list[StreamChunk] = []
+    first = trio.Event()
     with trio.CancelScope() as scope:
         async with trio.open_nursery() as nursery:
 
             async def cancel_when_first_arrives() -> None:
-                while not seen:
-                    await trio.sleep(0.01)
+                await first.wait()
                 await trio.sleep(0.05)  # the adapter is now blocked reading the socket
                 scope.cancel()
 
@@ -439,6 +440,7 @@ async def test_callers_cancel_scope_propagates(server: ScriptedServer, make_adap
             async with aclosing(adapter.stream(req(), CancelToken())) as stream:  # type: ignore[type-var]
                 async for chunk in stream:
                     seen.append(chunk)
+                    first.set()
     assert scope.cancelled_caught and seen == [TextDelta(text="first")]
     # the cancelled response was closed and the adapter still works
     assert TextDelta(text="after") in await collect(adapter, req())

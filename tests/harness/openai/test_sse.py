@@ -62,5 +62,5 @@ def test_any_split_into_blocks_gives_the_same_payloads(events: list[tuple[bytes,
     whole = decode(stream)
     assert [p for _, p in whole] == [payload for _, payload, _ in events]
     cuts = sorted(data.draw(st.lists(st.integers(0, len(stream)), max_size=8)))
-    blocks = [stream[a:b] for a, b in zip([0, *cuts], [*cuts, len(stream)])]
+    blocks = [stream[a:b] for a, b in zip([0, *cuts], [*cuts, len(stream)], strict=True)]
     assert decode(*blocks) == whole

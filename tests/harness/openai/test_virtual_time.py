@@ -7,6 +7,7 @@ there is no real I/O, so long sleeps and timeouts run instantly and exactly.
 
 from __future__ import annotations
 
+import itertools
 import time
 from collections.abc import AsyncIterator, Callable
 
@@ -91,7 +92,7 @@ async def test_backoff_schedule_on_virtual_time(autojump_clock: trio.testing.Moc
 
     with pytest.raises(LlmError) as info:
         await collect(adapter(handler, max_retries=4, retry_base_seconds=2.0, retry_max_seconds=10.0))
-    gaps = [b - a for a, b in zip(calls, calls[1:])]
-    for gap, step in zip(gaps, [2.0, 4.0, 8.0, 10.0]):
+    gaps = [b - a for a, b in itertools.pairwise(calls)]
+    for gap, step in zip(gaps, [2.0, 4.0, 8.0, 10.0], strict=True):
         assert step / 2 <= gap <= step + 1e-6
     assert (info.value.code, info.value.status) == ("SERVER_ERROR", 502)
