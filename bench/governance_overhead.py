@@ -73,11 +73,12 @@ from harness.profiles import ProfileRow  # noqa: E402
 from shadow_mind_plugin.contract import narrow_output  # noqa: E402
 from shadow_mind_plugin.plugin import runtime_for  # noqa: E402
 from shadow_mind_plugin.projection import project  # noqa: E402
-from shadow_mind_plugin.trigger.budget import BudgetLedger  # noqa: E402
+from shadow_mind_plugin.trigger.ledger import BudgetLedger  # noqa: E402
 from shadow_mind_plugin.core.clock import iso  # noqa: E402
 from shadow_mind_plugin.output.relay import PendingReport, build_relay  # noqa: E402
 from shadow_mind_plugin.runtime.runtime import ShadowRuntime  # noqa: E402
-from shadow_mind_plugin.runtime.state import OwnerState, RunEntry, RunView  # noqa: E402
+from shadow_mind_plugin.core.owner import OwnerState, RunEntry  # noqa: E402
+from shadow_mind_plugin.core.records import RunView  # noqa: E402
 from shadow_mind_plugin.utf16 import u16len, u16slice  # noqa: E402
 from shadow_mind_plugin.vocabulary import Phase, Stage  # noqa: E402
 

@@ -15,7 +15,7 @@ if TYPE_CHECKING:
     from ..core.context import RuntimeContext
     from ..core.owner import OwnerState
     from ..core.ports import Governance
-    from ..core.records import RunEntry
+    from ..core.owner import RunEntry
     from ..settings import ShadowMindSettings
 
 

@@ -1,7 +1,10 @@
-"""Everything Shadow Mind tracks about one root agent.
+"""Everything Shadow Mind tracks about one root agent, and the live run that
+points back to it.
 
 The lifecycle core (epoch, pause, release, in-flight work) is shared; each
-path keeps its own state object, so a path's data has one owner.
+path keeps its own state object, so a path's data has one owner. The run
+path's state is generic over the run record, so no path's state module
+imports this one.
 """
 
 from __future__ import annotations
@@ -9,16 +12,23 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 import attrs
+import trio
+
+from hookspecs.values import CancelToken
 
 from ..coordination.state import CoordinationState
 from ..governance.state import GovernanceState
 from ..output.state import OutputState
 from ..run.state import RunState
 from ..trigger.state import TriggerState
+from ..vocabulary import BudgetTier, Stage
+from .records import Cancellation, Cycle, RunView
 from .tracker import TaskTracker
 
 if TYPE_CHECKING:
     from hookspecs.protocols import Agent
+
+    from ..definitions.model import ShadowDefinition
 
 
 @attrs.define(eq=False, kw_only=True)
@@ -33,7 +43,7 @@ class OwnerState:
     #: schedule tasks and run lifecycles
     work: TaskTracker = attrs.field(factory=TaskTracker)
     trigger: TriggerState = attrs.field(factory=TriggerState)
-    run: RunState = attrs.field(factory=RunState)
+    run: RunState[RunEntry] = attrs.field(factory=RunState)
     output: OutputState
     coordination: CoordinationState = attrs.field(factory=CoordinationState)
     governance: GovernanceState = attrs.field(factory=GovernanceState)
@@ -41,3 +51,28 @@ class OwnerState:
     @property
     def root_id(self) -> str:
         return self.root.id
+
+
+@attrs.define(eq=False, kw_only=True)
+class RunEntry:
+    """A live admitted run."""
+
+    view: RunView
+    owner: OwnerState
+    definition: ShadowDefinition
+    cycle: Cycle
+    epoch: int
+    manual: bool
+    frugal_route: str | None = None
+    escalated_effort: str | None = None
+    budget_tier: BudgetTier = BudgetTier.STANDARD
+    token: CancelToken = attrs.field(factory=CancelToken)
+    cancellation: Cancellation | None = None
+    cancellation_stage: Stage | None = None
+    settled: bool = False
+    scope: trio.CancelScope = attrs.field(factory=trio.CancelScope)
+    cancel_requested: trio.Event = attrs.field(factory=trio.Event)
+    done: trio.Event = attrs.field(factory=trio.Event)
+    prompt_chars: int = 0
+    #: the definition's holdout literals; everything the run shows is redacted
+    holdout_keys: tuple[str, ...] = ()

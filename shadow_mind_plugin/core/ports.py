@@ -23,7 +23,8 @@ if TYPE_CHECKING:
     from ..definitions.model import ShadowDefinition
     from ..vocabulary import BudgetTier, CancellationSource, Phase, ReasonCode, Stage
     from .owner import OwnerState
-    from .records import Cancellation, Cycle, RunEntry
+    from .owner import RunEntry
+    from .records import Cancellation, Cycle
 
 
 class Governance(Protocol):

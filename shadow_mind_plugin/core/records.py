@@ -1,22 +1,16 @@
-"""The records every path shares: a live admitted run (:class:`RunEntry`), what
-status and cards show about it (:class:`RunView`), the cycle that groups the
-runs reviewing one watermark (:class:`Cycle`), and why a run was cancelled.
+"""The records every path shares: what status and cards show about a run
+(:class:`RunView`), the cycle that groups the runs reviewing one watermark
+(:class:`Cycle`), and why a run was cancelled. The live run itself,
+:class:`~.owner.RunEntry`, lives beside the owner state it points back to.
 All of it is process-local: nothing here is ever written to a session log."""
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import attrs
-import trio
 
-from hookspecs.values import CancelToken
-
-from ..vocabulary import BudgetTier, CancellationSource, Phase, ReasonCode, Stage
-
-if TYPE_CHECKING:
-    from ..definitions.model import ShadowDefinition
-    from .owner import OwnerState
+from ..vocabulary import CancellationSource, Phase, ReasonCode, Stage
 
 
 @attrs.define(eq=False, kw_only=True)
@@ -82,28 +76,3 @@ class Cycle:
         if self.failure:
             out["failure"] = self.failure
         return out
-
-
-@attrs.define(eq=False, kw_only=True)
-class RunEntry:
-    """A live admitted run."""
-
-    view: RunView
-    owner: OwnerState
-    definition: ShadowDefinition
-    cycle: Cycle
-    epoch: int
-    manual: bool
-    frugal_route: str | None = None
-    escalated_effort: str | None = None
-    budget_tier: BudgetTier = BudgetTier.STANDARD
-    token: CancelToken = attrs.field(factory=CancelToken)
-    cancellation: Cancellation | None = None
-    cancellation_stage: Stage | None = None
-    settled: bool = False
-    scope: trio.CancelScope = attrs.field(factory=trio.CancelScope)
-    cancel_requested: trio.Event = attrs.field(factory=trio.Event)
-    done: trio.Event = attrs.field(factory=trio.Event)
-    prompt_chars: int = 0
-    #: the definition's holdout literals; everything the run shows is redacted
-    holdout_keys: tuple[str, ...] = ()

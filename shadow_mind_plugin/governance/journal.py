@@ -26,7 +26,7 @@ from ..core.tracker import TaskTracker
 from ..definitions.journal import encode_record
 
 if TYPE_CHECKING:
-    from ..core.records import RunEntry
+    from ..core.owner import RunEntry
     from ..definitions.registry import ShadowRegistry
 
 SCHEMA_VERSION = 1

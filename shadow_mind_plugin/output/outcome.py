@@ -31,7 +31,7 @@ from .relay import PendingReport
 if TYPE_CHECKING:
     from ..core.context import RuntimeContext
     from ..core.ports import Budget, Governance, Review
-    from ..core.records import RunEntry
+    from ..core.owner import RunEntry
 
 _STOP_CODES = {
     "error": ReasonCode.PROVIDER_ERROR,

@@ -21,7 +21,7 @@ if TYPE_CHECKING:
     from ..core.context import RuntimeContext
     from ..core.owner import OwnerState
     from ..core.ports import Budget, Governance, Review
-    from ..core.records import RunEntry
+    from ..core.owner import RunEntry
 
 
 class OutputPath:

@@ -1,20 +1,15 @@
-"""What the output path keeps per root: the batcher and the reports in it."""
+"""What the output path keeps per root: the batcher."""
 
 from __future__ import annotations
-
-from typing import TYPE_CHECKING
 
 import attrs
 
 from .batcher import ReportBatcher
 from .relay import PendingReport
 
-if TYPE_CHECKING:
-    from ..core.records import RunEntry
-
 
 @attrs.define(eq=False, kw_only=True)
 class OutputState:
+    #: accepted reports wait here for the batching window (the output path
+    #: keeps the run each one belongs to)
     batcher: ReportBatcher[PendingReport]
-    #: validated reports waiting in the batcher, by run id
-    awaiting_relay: dict[str, RunEntry] = attrs.field(factory=dict)

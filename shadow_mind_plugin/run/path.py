@@ -14,7 +14,8 @@ from typing import TYPE_CHECKING
 
 import trio
 
-from ..core.records import Cancellation, RunEntry, RunView
+from ..core.owner import RunEntry
+from ..core.records import Cancellation, RunView
 from ..governance.holdout import redact
 from ..governance.safe_errors import safe_error
 from ..routes import root_route

@@ -27,7 +27,7 @@ from ..vocabulary import DEFAULT_SHADOW_TOOLS, PROVIDER_NAME, ReasonCode, Stage
 if TYPE_CHECKING:
     from ..core.context import RuntimeContext
     from ..core.ports import Budget, Governance, Outcomes
-    from ..core.records import RunEntry
+    from ..core.owner import RunEntry
 
 #: How long ``dispose()`` may take.
 DISPOSE_SECONDS = 30.0

@@ -2,20 +2,21 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import Generic, TypeVar
 
 import attrs
 
 from ..projection import IncrementalProjector
 
-if TYPE_CHECKING:
-    from ..core.records import RunEntry
+#: the live run record (``core.owner.RunEntry``); generic so this module
+#: needs nothing from the owner state that contains it
+E = TypeVar("E")
 
 
 @attrs.define(eq=False, kw_only=True)
-class RunState:
+class RunState(Generic[E]):
     #: at most one active run per definition
-    active: dict[str, RunEntry] = attrs.field(factory=dict)
+    active: dict[str, E] = attrs.field(factory=dict)
     total_runs: int = 0
     #: renders only the events appended since the previous review
     projector: IncrementalProjector = attrs.field(factory=IncrementalProjector)

@@ -16,7 +16,7 @@ if TYPE_CHECKING:
     from hookspecs.protocols import Agent
 
     from ..core.context import RuntimeContext
-    from ..core.records import RunEntry
+    from ..core.owner import RunEntry
     from ..governance.path import GovernancePath
     from ..run.path import RunPath
     from ..trigger.budget import BudgetKeeper

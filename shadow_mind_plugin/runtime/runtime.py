@@ -24,7 +24,8 @@ from ..governance.path import GovernancePath
 from ..output.path import OutputPath
 from ..run.path import RunPath
 from ..settings import ShadowMindSettings
-from ..trigger.budget import BudgetKeeper, is_real_user
+from ..trigger.budget import BudgetKeeper
+from ..trigger.ledger import is_real_user
 from ..trigger.eligibility import turn_used_tools
 from ..trigger.path import TriggerPath
 from ..vocabulary import PROVIDER_NAME, REPORT_SOURCE_KIND, CancellationSource, ReasonCode

@@ -9,7 +9,7 @@ import attrs
 
 if TYPE_CHECKING:
     from ..core.records import Cycle
-    from .budget import BudgetLedger
+    from .ledger import BudgetLedger
 
 
 @attrs.define(eq=False, kw_only=True)

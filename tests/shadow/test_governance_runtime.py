@@ -219,7 +219,7 @@ async def test_unreadable_budget_state_fails_closed(tmp_path: Path) -> None:
     config = {"sessionShadowHardBudgetChars": 100_000}
 
     async def body(host: Any, runtime: Any, adapter: Any) -> None:
-        from shadow_mind_plugin.trigger.budget import root_hash
+        from shadow_mind_plugin.trigger.ledger import root_hash
 
         handle = await host.agents.create(CreateAgentOptions(session_id="fixed-root", agent_options=AgentOptions(provider="scripted", model="m")))
         root = handle.agent
