@@ -4,12 +4,15 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Mapping
-from typing import Protocol
+from typing import TYPE_CHECKING, Protocol, runtime_checkable
 
 from hookspecs.errors import DshError
 from hookspecs.values import ToolDefinition
 
 from .schema import check_object_schema
+
+if TYPE_CHECKING:
+    from hookspecs.protocols import Agent
 
 TOOL_NAME = re.compile(r"^[a-z][a-z0-9_-]*$")
 
@@ -40,6 +43,7 @@ class _ToolScope(Protocol):
     def tools(self) -> ScopedToolSet: ...
 
 
+@runtime_checkable
 class ToolUser(Protocol):
     """An agent as visibility rules see it (``LoopAgent`` implements it): whether
     it is a root, and the tools its scope adds or restricts."""
@@ -74,22 +78,33 @@ class ToolRegistry:
 
         return dispose
 
-    def get(self, name: str, agent: ToolUser | None = None) -> ToolDefinition | None:
+    def get(self, name: str, agent: Agent | ToolUser | None = None) -> ToolDefinition | None:
         if agent is None:
             return self._tools.get(name)
-        scope = agent.scope.tools
+        user = _tool_user(agent)
+        scope = user.scope.tools
         tool = scope.tools.get(name) or self._tools.get(name)
         if tool is None or not scope.permits(name):
             return None
-        if tool.root_only and not agent.is_root:
+        if tool.root_only and not user.is_root:
             return None
         return tool
 
-    def visible(self, agent: ToolUser) -> list[ToolDefinition]:
-        names = sorted(set(self._tools) | set(agent.scope.tools.tools))
+    def visible(self, agent: Agent | ToolUser) -> list[ToolDefinition]:
+        user = _tool_user(agent)
+        names = sorted(set(self._tools) | set(user.scope.tools.tools))
         out: list[ToolDefinition] = []
         for name in names:
-            tool = self.get(name, agent)
+            tool = self.get(name, user)
             if tool is not None:
                 out.append(tool)
         return out
+
+
+def _tool_user(agent: object) -> ToolUser:
+    """Visibility needs the agent's scope, which only this host's agents have."""
+    if not isinstance(agent, ToolUser):
+        raise DshError(
+            f"tool visibility needs an agent of this host; got {type(agent).__name__}", code="FOREIGN_AGENT"
+        )
+    return agent

@@ -556,3 +556,18 @@ async def test_bash_timeout_argument_is_bounded() -> None:
 
 async def _collect(into: list[ToolResult], awaitable: Any) -> None:
     into.append(await awaitable)
+
+
+def test_tool_visibility_refuses_an_agent_of_another_host() -> None:
+    """The contract lets a plugin pass any Agent; this host resolves scoped
+    tools only for its own agents and says so instead of failing deep inside."""
+    from hookspecs.errors import DshError
+    from harness.tools.registry import ToolRegistry
+
+    class ForeignAgent:
+        id = "foreign"
+        is_root = True
+
+    registry = ToolRegistry()
+    with pytest.raises(DshError, match="tool visibility needs an agent of this host; got ForeignAgent"):
+        registry.visible(ForeignAgent())  # type: ignore[arg-type]
