@@ -167,7 +167,7 @@ def compare_many(
             continue
         target = (targets or {}).get(result.name)
         ratio = result.median / base.median
-        paired = statistics.median(y / x for x, y in zip(base.samples, result.samples))
+        paired = statistics.median(y / x for x, y in zip(base.samples, result.samples, strict=True))
         print(
             f"  ratio {result.name}/{base.name} = {ratio:.3f}{verdict(ratio, target, higher_is_better)}"
             f"  [median of per-rep ratios {paired:.3f}]"

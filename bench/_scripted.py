@@ -15,14 +15,13 @@ from __future__ import annotations
 from collections.abc import AsyncIterator
 from typing import Any
 
-from hookspecs import hookimpl
-from hookspecs.values.cancel import CancelToken
-from hookspecs.values.llm import LlmRequest, StreamChunk
-
 from harness.llm.placeholders import resolve as resolve_placeholders
 from harness.llm.playback import play
 from harness.llm.script import Response
 from harness.llm.scripted import ScriptedAdapter
+from hookspecs import hookimpl
+from hookspecs.values.cancel import CancelToken
+from hookspecs.values.llm import LlmRequest, StreamChunk
 
 
 class AdapterPlugin:

@@ -44,15 +44,14 @@ import trio
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from _common import profiled, compare, temp_dsh_home, verdict  # noqa: E402
+from _common import compare, profiled, temp_dsh_home, verdict
 
-from hookspecs import hookimpl  # noqa: E402
-from hookspecs.protocols import CreateAgentOptions  # noqa: E402
-from hookspecs.values import AgentOptions, create_user_message  # noqa: E402
-
-from harness.host import open_host  # noqa: E402
-from harness.llm.script import Response  # noqa: E402
-from harness.llm.scripted import ScriptedAdapter  # noqa: E402
+from harness.host import open_host
+from harness.llm.script import Response
+from harness.llm.scripted import ScriptedAdapter
+from hookspecs import hookimpl
+from hookspecs.protocols import CreateAgentOptions
+from hookspecs.values import AgentOptions, create_user_message
 
 TARGET = 1.03
 

@@ -54,15 +54,14 @@ import trio
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from _common import profiled, compare_many, temp_dsh_home, verdict  # noqa: E402
-from _scripted import AdapterPlugin, RoutedAdapter  # noqa: E402
+from _common import compare_many, profiled, temp_dsh_home, verdict
+from _scripted import AdapterPlugin, RoutedAdapter
 
-from hookspecs.protocols import CreateAgentOptions  # noqa: E402
-from hookspecs.values import AgentOptions, create_user_message  # noqa: E402
-
-from harness.host import HarnessHost, open_host  # noqa: E402
-from harness.profiles import ProfileRow  # noqa: E402
-from shadow_mind_plugin.plugin import runtime_for  # noqa: E402
+from harness.host import HarnessHost, open_host
+from harness.profiles import ProfileRow
+from hookspecs.protocols import CreateAgentOptions
+from hookspecs.values import AgentOptions, create_user_message
+from shadow_mind_plugin.plugin import runtime_for
 
 TARGET = 1.02
 

@@ -56,13 +56,12 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from _common import compare, temp_dsh_home  # noqa: E402
+from _common import compare, temp_dsh_home
 
-from hookspecs.values import SessionEvent, SessionHeader  # noqa: E402
-
-from harness.sessions import SessionStore  # noqa: E402
-from harness.sessions.events_view import EventsView  # noqa: E402
-from shadow_mind_plugin.projection import IncrementalProjector, project  # noqa: E402
+from harness.sessions import SessionStore
+from harness.sessions.events_view import EventsView
+from hookspecs.values import SessionEvent, SessionHeader
+from shadow_mind_plugin.projection import IncrementalProjector, project
 
 FULL_TARGET = 1.5
 SPEEDUP_TARGET = 50.0

@@ -39,9 +39,12 @@ import trio
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from _common import compare_many, profile, temp_dsh_home  # noqa: E402
+from _common import compare_many, profile, temp_dsh_home
 
-from hookspecs.values import (  # noqa: E402
+from harness.clock import HostClock
+from harness.sessions import SessionStore, derive_messages
+from harness.sessions.jsonl import SESSION_FILE
+from hookspecs.values import (
     EventTypes,
     FinishChunk,
     Message,
@@ -56,10 +59,6 @@ from hookspecs.values import (  # noqa: E402
     create_user_message,
     message_to_json,
 )
-
-from harness.clock import HostClock  # noqa: E402
-from harness.sessions import SessionStore, derive_messages  # noqa: E402
-from harness.sessions.jsonl import SESSION_FILE  # noqa: E402
 
 LOAD_TARGET = 2.0
 CHUNK = 16  # characters per streamed text delta, like the scripted adapter

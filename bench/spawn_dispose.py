@@ -41,14 +41,13 @@ import trio
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from _common import profiled, compare, compare_many, temp_dsh_home  # noqa: E402
-from _scripted import AdapterPlugin, RoutedAdapter  # noqa: E402
+from _common import compare, compare_many, profiled, temp_dsh_home
+from _scripted import AdapterPlugin, RoutedAdapter
 
-from hookspecs.protocols import CreateAgentOptions  # noqa: E402
-from hookspecs.values import AgentOptions, CancelToken, SubagentRequest, TextBlock, create_user_message  # noqa: E402
-
-from harness.host import HarnessHost, open_host  # noqa: E402
-from harness.subagents.tool_plugin import SubagentToolPlugin  # noqa: E402
+from harness.host import HarnessHost, open_host
+from harness.subagents.tool_plugin import SubagentToolPlugin
+from hookspecs.protocols import CreateAgentOptions
+from hookspecs.values import AgentOptions, CancelToken, SubagentRequest, TextBlock, create_user_message
 
 CHILD_REPLY = "there are 3 files in the folder"
 

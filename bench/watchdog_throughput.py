@@ -36,9 +36,9 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from _common import compare, fmt_seconds, profile  # noqa: E402
+from _common import compare, fmt_seconds, profile
 
-from shadow_mind_plugin.run.watchdog import DegenerateOutputGuard, resolve_reasoning_budget  # noqa: E402
+from shadow_mind_plugin.run.watchdog import DegenerateOutputGuard, resolve_reasoning_budget
 
 TARGET = 3.0
 BOUNDARY_EVERY = 40_000  # characters between simulated tool calls

@@ -149,7 +149,7 @@ class ShadowCommand:
         tokens = rest.split()
         if len(tokens) > 2 and len(tokens) % 2 == 0 and all(t in current for t in tokens[::2]):
             # several settings at once, for rules that tie fields together
-            pairs = list(zip(tokens[::2], tokens[1::2]))
+            pairs = list(zip(tokens[::2], tokens[1::2], strict=True))
         unknown = [k for k, _ in pairs if k not in current]
         if unknown:
             return CommandResult.error(f"unknown setting {unknown[0]!r}; /shadow config lists them")

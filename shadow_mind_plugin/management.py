@@ -9,10 +9,8 @@ from typing import TYPE_CHECKING, Any
 
 import attrs
 
-from hookspecs.errors import ToolArgsError, ToolError
+from hookspecs.errors import SettingsError, ToolArgsError, ToolError
 from hookspecs.values import ApprovalRequest, SettingsOp, ToolDefinition, ToolResult
-
-from hookspecs.errors import SettingsError
 
 from .definitions import DefinitionError
 from .definitions.patch import apply_patch

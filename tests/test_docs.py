@@ -16,10 +16,9 @@ import pluggy
 import pytest
 
 import hookspecs
+from harness.plugins import make_plugin_manager
 from hookspecs.values.agents import CancelBy
 from hookspecs.values.events import EventTypes, TurnEndKinds
-
-from harness.plugins import make_plugin_manager
 
 ROOT = Path(__file__).resolve().parents[1]
 HOOKS_MD = ROOT / "docs" / "hooks.md"
@@ -93,7 +92,7 @@ def _sections(text: str) -> dict[str, str]:
     sections: dict[str, str] = {}
     current: str | None = None
     body: list[str] = []
-    for raw, line in zip(lines, visible):
+    for raw, line in zip(lines, visible, strict=False):  # blanked trailing lines may drop off
         heading = _ANY_HEADING.match(line)
         if heading and len(heading.group(1)) <= 3:
             if current is not None:

@@ -13,9 +13,8 @@ from .review_window import ReviewEntry, ReviewWindowOptions
 
 if TYPE_CHECKING:
     from ..core.context import RuntimeContext
-    from ..core.owner import OwnerState
+    from ..core.owner import OwnerState, RunEntry
     from ..core.ports import Governance
-    from ..core.owner import RunEntry
     from ..settings import ShadowMindSettings
 
 

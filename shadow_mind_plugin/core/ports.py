@@ -22,8 +22,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 if TYPE_CHECKING:
     from ..definitions.model import ShadowDefinition
     from ..vocabulary import BudgetTier, CancellationSource, Phase, ReasonCode, Stage
-    from .owner import OwnerState
-    from .owner import RunEntry
+    from .owner import OwnerState, RunEntry
     from .records import Cancellation, Cycle
 
 

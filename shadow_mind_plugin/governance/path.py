@@ -25,8 +25,7 @@ from .telemetry import deliberation_chars, tool_telemetry
 
 if TYPE_CHECKING:
     from ..core.context import RuntimeContext
-    from ..core.owner import OwnerState
-    from ..core.owner import RunEntry
+    from ..core.owner import OwnerState, RunEntry
     from ..core.records import Cycle
 
 CARD_KIND = "shadow-mind-review"

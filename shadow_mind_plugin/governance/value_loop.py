@@ -29,7 +29,6 @@ from hookspecs.values.events import SessionEvent
 
 from ..vocabulary import REPORT_SOURCE_KIND, ValueClassification, Verdict
 
-
 _DOT: Final = "[^\n\r\u2028\u2029]"  # JS `.` without the s flag
 _REVIEW_WORDS: Final = r"(?:challenge|finding|report|review|shadow)"
 _REJECT_WORDS: Final = r"(?:incorrect|invalid|mistaken|not applicable|reject(?:ed)?|wrong)"

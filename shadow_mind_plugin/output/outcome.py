@@ -30,8 +30,8 @@ from .relay import PendingReport
 
 if TYPE_CHECKING:
     from ..core.context import RuntimeContext
-    from ..core.ports import Budget, Governance, Review
     from ..core.owner import RunEntry
+    from ..core.ports import Budget, Governance, Review
 
 _STOP_CODES = {
     "error": ReasonCode.PROVIDER_ERROR,

@@ -19,9 +19,8 @@ from .state import OutputState
 
 if TYPE_CHECKING:
     from ..core.context import RuntimeContext
-    from ..core.owner import OwnerState
+    from ..core.owner import OwnerState, RunEntry
     from ..core.ports import Budget, Governance, Review
-    from ..core.owner import RunEntry
 
 
 class OutputPath:

@@ -165,8 +165,8 @@ class RunPath:
                 error={"name": "Error", "message": "Shadow run settled without a result"},
             )
 
-    async def _deadline(self, entry: RunEntry, timeout: float) -> None:
-        with trio.move_on_after(timeout):
+    async def _deadline(self, entry: RunEntry, seconds: float) -> None:
+        with trio.move_on_after(seconds):
             await entry.cancel_requested.wait()
         if not entry.cancel_requested.is_set():
             self.request_cancellation(entry, ReasonCode.SHADOW_TIMEOUT, CancellationSource.TIMEOUT)

@@ -26,8 +26,8 @@ from ..vocabulary import DEFAULT_SHADOW_TOOLS, PROVIDER_NAME, ReasonCode, Stage
 
 if TYPE_CHECKING:
     from ..core.context import RuntimeContext
-    from ..core.ports import Budget, Governance, Outcomes
     from ..core.owner import RunEntry
+    from ..core.ports import Budget, Governance, Outcomes
 
 #: How long ``dispose()`` may take.
 DISPOSE_SECONDS = 30.0

@@ -29,9 +29,9 @@ from hookspecs.values import (
 )
 
 from ..contract import STRUCTURED_OUTPUT_DESCRIPTION, STRUCTURED_OUTPUT_INSTRUCTION, narrow_output
-from .watchdog import DegenerateOutputGuard, resolve_reasoning_budget
 from ..prompt import THINK_FIRST_CONTINUATION
 from ..vocabulary import PROVIDER_NAME, STOP_DEGENERATE_OUTPUT, STOP_NO_STRUCTURED_OUTPUT
+from .watchdog import DegenerateOutputGuard, resolve_reasoning_budget
 
 if TYPE_CHECKING:
     from hookspecs.protocols import Agent, AgentScope, Host, SubagentRun

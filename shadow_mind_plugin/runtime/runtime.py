@@ -25,8 +25,8 @@ from ..output.path import OutputPath
 from ..run.path import RunPath
 from ..settings import ShadowMindSettings
 from ..trigger.budget import BudgetKeeper
-from ..trigger.ledger import is_real_user
 from ..trigger.eligibility import turn_used_tools
+from ..trigger.ledger import is_real_user
 from ..trigger.path import TriggerPath
 from ..vocabulary import PROVIDER_NAME, REPORT_SOURCE_KIND, CancellationSource, ReasonCode
 from .controls import Controls

@@ -12,8 +12,7 @@ from .state import TriggerState
 
 if TYPE_CHECKING:
     from ..core.context import RuntimeContext
-    from ..core.owner import OwnerState
-    from ..core.owner import RunEntry
+    from ..core.owner import OwnerState, RunEntry
 
 #: under the shadow-minds root: per-root state that must survive a restart
 GOVERNANCE_DIR = "governance"

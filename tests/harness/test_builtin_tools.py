@@ -561,8 +561,8 @@ async def _collect(into: list[ToolResult], awaitable: Any) -> None:
 def test_tool_visibility_refuses_an_agent_of_another_host() -> None:
     """The contract lets a plugin pass any Agent; this host resolves scoped
     tools only for its own agents and says so instead of failing deep inside."""
-    from hookspecs.errors import DshError
     from harness.tools.registry import ToolRegistry
+    from hookspecs.errors import DshError
 
     class ForeignAgent:
         id = "foreign"

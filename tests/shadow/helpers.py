@@ -8,13 +8,12 @@ from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import Any
 
-from hookspecs.protocols import CreateAgentOptions
-from hookspecs.values import AgentOptions
-
 from harness.cli.run import drain
 from harness.host import HarnessHost, open_host
 from harness.llm.scripted import ScriptedAdapter
 from harness.profiles import ProfileRow
+from hookspecs.protocols import CreateAgentOptions
+from hookspecs.values import AgentOptions
 from shadow_mind_plugin.plugin import runtime_for
 from shadow_mind_plugin.runtime.runtime import ShadowRuntime
 

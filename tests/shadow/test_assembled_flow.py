@@ -12,7 +12,6 @@ from pathlib import Path
 
 from hookspecs.values import create_user_message
 
-
 from .helpers import new_root, settle, shadow_host, write_definition
 
 SCRIPT = """

@@ -9,11 +9,10 @@ import logging
 from pathlib import Path
 from typing import Any
 
-from hookspecs.protocols import CreateAgentOptions
-from hookspecs.values import AgentOptions, create_user_message
-
 from harness.host import open_host
 from harness.llm.scripted import ScriptedAdapter
+from hookspecs.protocols import CreateAgentOptions
+from hookspecs.values import AgentOptions, create_user_message
 from shadow_mind_plugin.plugin import runtime_for
 
 from ..harness.helpers import AdapterPlugin

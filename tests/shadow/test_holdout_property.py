@@ -7,13 +7,11 @@ import json
 import logging
 import tempfile
 from pathlib import Path
-from typing import Any
 
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from hookspecs.values import create_user_message
-
 
 from .helpers import new_root, settle, shadow_host, write_definition
 

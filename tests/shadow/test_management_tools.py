@@ -10,7 +10,6 @@ from typing import Any
 
 from hookspecs import hookimpl
 from hookspecs.values import CancelToken, SubagentRequest, TextBlock, create_user_message
-
 from shadow_mind_plugin.settings import ShadowMindSettings, heal
 from shadow_mind_plugin.views import settings_view
 

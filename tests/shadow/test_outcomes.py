@@ -16,7 +16,6 @@ from hookspecs.values import (
     create_user_message,
 )
 
-
 from .helpers import new_root, settle, shadow_host, write_definition
 
 ROOT = """

@@ -24,12 +24,11 @@ import trio.testing
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from harness.host import open_host
+from harness.llm.scripted import ScriptedAdapter
 from hookspecs import hookimpl
 from hookspecs.protocols import CreateAgentOptions
 from hookspecs.values import AgentOptions, Capabilities, SubagentResult, create_user_message
-
-from harness.host import open_host
-from harness.llm.scripted import ScriptedAdapter
 from shadow_mind_plugin.plugin import runtime_for
 from shadow_mind_plugin.vocabulary import CANCELLATION_CODES, ReasonCode
 
@@ -205,7 +204,7 @@ class RootStopper:
 
     @hookimpl
     def dsh_agent_pre_step(self, agent: Any, step: int, messages: Any, call_next: Any) -> Any:
-        from hookspecs.values import Enter, Reject
+        from hookspecs.values import Enter
 
         if agent.is_root and step >= 1 and not messages:
             history = agent.history
@@ -232,7 +231,7 @@ async def program_run(home: Path, actions: list[tuple[str, Any]], behaviours: li
     for number, segment in enumerate(segments):
         provider = Provider(behaviours)
         runtime_box: list[Any] = []
-        watcher = RelayWatcher(model, lambda: runtime_box[0] if runtime_box else None)
+        watcher = RelayWatcher(model, lambda box=runtime_box: box[0] if box else None)
         async with open_host(
             rows=shadow_rows(config),
             dsh_home=home,

@@ -15,14 +15,13 @@ from typing import Any
 import pytest
 import trio
 
-from hookspecs.values import CancelToken, CommandResult, SubagentRequest, TextBlock, create_user_message
-
 from harness.host import open_host
 from harness.profiles import ProfileRow
+from hookspecs.values import CancelToken, CommandResult, SubagentRequest, TextBlock, create_user_message
 from shadow_mind_plugin.commands import SETTABLE, usage
 from shadow_mind_plugin.definitions import list_starters, load_starter
-from shadow_mind_plugin.trigger.state import Cooldown
 from shadow_mind_plugin.settings import ShadowMindSettings, heal
+from shadow_mind_plugin.trigger.state import Cooldown
 
 from .helpers import new_root, settle, shadow_host, write_definition
 

@@ -170,7 +170,7 @@ def test_message_and_code_are_sanitized() -> None:
     assert safe_error(err) == {
         "name": "CodedError",
         "message": f"read {P} failed with {C}",
-        "code": f"E_/srv/data/x",
+        "code": "E_/srv/data/x",
     }
 
 

@@ -18,10 +18,10 @@ from shadow_mind_plugin.governance.value_loop import (
     ChallengeObserver,
     Observation,
     PendingChallenge,
-    matches,
     artifacts,
     capture_challenges,
     classify,
+    matches,
     observe,
 )
 from shadow_mind_plugin.vocabulary import ValueClassification

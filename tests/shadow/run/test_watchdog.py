@@ -239,7 +239,7 @@ def test_buffer_stays_bounded() -> None:
         if i % 1000 == 0:
             guard.observe_boundary()
     assert not guard.fired
-    assert len(guard._buf) <= 2 * TAIL_CAP + 20  # noqa: SLF001 - the memory bound is the point
+    assert len(guard._buf) <= 2 * TAIL_CAP + 20
 
 
 # ---- properties -------------------------------------------------------------------
@@ -258,7 +258,7 @@ WORDS = (
 def prose_stream(draw: st.DrawFn) -> tuple[str, list[int]]:
     words = draw(st.lists(st.sampled_from(WORDS), min_size=1, max_size=60, unique=True))
     seps = draw(st.lists(st.sampled_from([" ", " ", ", ", ". ", "\n"]), min_size=len(words), max_size=len(words)))
-    text = "".join(w + s for w, s in zip(words, seps))
+    text = "".join(w + s for w, s in zip(words, seps, strict=True))
     cuts = draw(st.lists(st.integers(1, 40), max_size=40))
     return text, cuts
 
