@@ -62,24 +62,23 @@ import trio
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from _common import compare_many, profile, temp_dsh_home  # noqa: E402
-from projection import generate  # noqa: E402
+from _common import compare_many, profile, temp_dsh_home
+from projection import generate
 
-from hookspecs.protocols import CreateAgentOptions  # noqa: E402
-from hookspecs.values import AgentOptions, SessionEvent  # noqa: E402
-
-from harness.host import open_host  # noqa: E402
-from harness.profiles import ProfileRow  # noqa: E402
-from shadow_mind_plugin.contract import narrow_output  # noqa: E402
-from shadow_mind_plugin.plugin import runtime_for  # noqa: E402
-from shadow_mind_plugin.projection import project  # noqa: E402
-from shadow_mind_plugin.trigger.budget import BudgetLedger  # noqa: E402
-from shadow_mind_plugin.core.clock import iso  # noqa: E402
-from shadow_mind_plugin.output.relay import PendingReport, build_relay  # noqa: E402
-from shadow_mind_plugin.runtime.runtime import ShadowRuntime  # noqa: E402
-from shadow_mind_plugin.runtime.state import OwnerState, RunEntry, RunView  # noqa: E402
-from shadow_mind_plugin.utf16 import u16len, u16slice  # noqa: E402
-from shadow_mind_plugin.vocabulary import Phase, Stage  # noqa: E402
+from harness.host import open_host
+from harness.profiles import ProfileRow
+from hookspecs.protocols import CreateAgentOptions
+from hookspecs.values import AgentOptions, SessionEvent
+from shadow_mind_plugin.contract import narrow_output
+from shadow_mind_plugin.core.clock import iso
+from shadow_mind_plugin.output.relay import PendingReport, build_relay
+from shadow_mind_plugin.plugin import runtime_for
+from shadow_mind_plugin.projection import project
+from shadow_mind_plugin.runtime.runtime import ShadowRuntime
+from shadow_mind_plugin.runtime.state import OwnerState, RunEntry, RunView
+from shadow_mind_plugin.trigger.budget import BudgetLedger
+from shadow_mind_plugin.utf16 import u16len, u16slice
+from shadow_mind_plugin.vocabulary import Phase, Stage
 
 TARGET = 1.05
 VERDICTS = ["challenge", "challenge", "gap", "gap", "confirm", "confirm", "confirm", "uncertain"]
@@ -94,7 +93,7 @@ RUNTIME_ROW = ProfileRow(id="shadow-mind-runtime", name="shadow-mind-runtime", c
 def rendered_seqs(events: int = 3000) -> tuple[frozenset[int], int]:
     """The refs allowlist of a realistic root session's projection."""
     source = generate(seed=11)
-    log = [SessionEvent(type=t, seq=i, time=0.0, data=d) for i, (t, d) in zip(range(events), source)]
+    log = [SessionEvent(type=t, seq=i, time=0.0, data=d) for i, (t, d) in zip(range(events), source, strict=False)]
     projection = project(log, log[-1].seq)
     return projection.seqs, log[-1].seq
 
@@ -146,7 +145,7 @@ class AcceptPath:
             # (i) the body
             content = output.content.strip()
             # (j) accept
-            bound = rt.settings().maxReportChars
+            bound = rt.settings().max_report_chars
             if bound > 0 and u16len(content) > bound:
                 content = u16slice(content, 0, bound - 1) + "…" if bound > 1 else u16slice(content, 0, bound)
             if ledger:

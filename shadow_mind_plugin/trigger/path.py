@@ -11,6 +11,7 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 import trio
+import trio.lowlevel
 
 from ..governance.safe_errors import safe_error
 from ..rng import make_random
@@ -30,7 +31,7 @@ class TriggerPath:
         self._budget = budget
         self._governance = governance
         self._launcher = launcher
-        self._seed = ctx.settings().randomSeed
+        self._seed = ctx.settings().random_seed
         self.random: Callable[[], float] = make_random(self._seed)
         self._logged_catalog: Any = None
 
@@ -57,7 +58,7 @@ class TriggerPath:
 
     async def _schedule_turn(self, state: OwnerState, cycle: Cycle, epoch: int, seq: int) -> None:
         try:
-            await trio.sleep(0)  # run outside the observer that noticed the turn
+            await trio.lowlevel.checkpoint()  # run outside the observer that noticed the turn
             if self._budget.tier(state) == BudgetTier.EXHAUSTED:
                 cycle.scheduling = False
                 return
