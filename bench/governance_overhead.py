@@ -146,7 +146,7 @@ class AcceptPath:
             # (i) the body
             content = output.content.strip()
             # (j) accept
-            bound = rt.settings().maxReportChars
+            bound = rt.settings().max_report_chars
             if bound > 0 and u16len(content) > bound:
                 content = u16slice(content, 0, bound - 1) + "…" if bound > 1 else u16slice(content, 0, bound)
             if ledger:

@@ -6,7 +6,8 @@ Plugin class contract (see ``docs/profiles.md``):
   group ``dsh.plugins``, else a ``module:attr`` path;
 * an optional ``config_schema`` attribute names a frozen, kw_only attrs class; the
   row's ``config`` is structured into it strictly (unknown keys and coercions are
-  errors) and the plugin is built as ``cls(config=<schema instance>)``;
+  errors), keyed by field key (``hookspecs.values.settings_key``: an explicit
+  alias, else the name), and the plugin is built as ``cls(config=<schema instance>)``;
 * without ``config_schema`` the plugin is built as ``cls()`` and a non-empty
   ``config`` is an error;
 * the instance is registered as ``pm.register(instance, name=row.id)``.
@@ -34,12 +35,16 @@ from hookspecs.markers import PLUGINS_ENTRY_POINT_GROUP, PROJECT_NAME
 from hookspecs.values.wire import make_converter, structure
 
 from .profiles import ProfileRow
+from .settings.fields import use_keys
 
 #: Comma-separated row ids or plugin names that must not be loaded.
 DISABLED_PLUGINS_ENV = "DSH_DISABLED_PLUGINS"
 
-#: The private converter for plugin ``config`` blocks (strict, no extra keys).
+#: The private converter for plugin ``config`` blocks (strict, no extra keys). Fields
+#: are keyed as in settings documents (an explicit alias, else the name): a row whose
+#: id is a settings namespace is also that namespace's base layer.
 _CONFIG_CONVERTER = make_converter()
+use_keys(_CONFIG_CONVERTER)
 
 LoadStatus = Literal["loaded", "disabled", "blocked"]
 

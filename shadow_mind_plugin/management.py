@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING, Any
 import attrs
 
 from hookspecs.errors import SettingsError, ToolArgsError, ToolError
-from hookspecs.values import ApprovalRequest, SettingsOp, ToolDefinition, ToolResult
+from hookspecs.values import ApprovalRequest, SettingsOp, ToolDefinition, ToolResult, settings_key
 
 from .definitions import DefinitionError
 from .definitions.patch import apply_patch
@@ -61,16 +61,18 @@ def _schema_for(hint: Any) -> dict[str, Any]:
 
 
 def _settings_parameters() -> dict[str, Any]:
-    hints = typing.get_type_hints(ShadowMindSettings)
+    """The tool's arguments: one property per settings key."""
+    hints = typing.get_type_hints(ShadowMindSettings)  # by attribute name
     properties: dict[str, Any] = {}
     for field in attrs.fields(ShadowMindSettings):
-        if field.name == "collapsedByDefault":  # a client preference, not a tool's business
+        key = settings_key(field)
+        if key == "collapsedByDefault":  # a client preference, not a tool's business
             continue
         schema = _schema_for(hints[field.name])
         description = field.metadata.get("description")
         if description:
             schema["description"] = description
-        properties[field.name] = schema
+        properties[key] = schema
     return {"type": "object", "properties": properties, "additionalProperties": False}
 
 
@@ -176,13 +178,19 @@ def preview_settings(current: ShadowMindSettings, patch: dict[str, Any]) -> list
     """Problems the patch would cause, found before anyone is asked to approve it.
 
     ``None`` previews as the field's default (the host's profile layer may differ;
-    the write itself is checked again)."""
+    the write itself is checked again). ``patch`` is keyed by settings key, which
+    is also the keyword ``attrs.evolve`` takes (the field's alias)."""
     changes: dict[str, Any] = {}
-    for field in attrs.fields(ShadowMindSettings):
-        if field.name in patch:
-            value = patch[field.name]
-            changes[field.name] = field.default if value is None else (tuple(value) if isinstance(value, list) else value)
     try:
+        for field in attrs.fields(ShadowMindSettings):
+            key = settings_key(field)
+            if key in patch:
+                value = patch[key]
+                value = field.default if value is None else (tuple(value) if isinstance(value, list) else value)
+                if field.validator is not None:
+                    # validators name the attribute they are given: give them the key, as the host does
+                    field.validator(current, field.evolve(name=key), value)
+                changes[key] = value
         candidate = attrs.evolve(current, **changes)
     except (TypeError, ValueError) as exc:
         return [str(exc)]

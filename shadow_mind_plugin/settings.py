@@ -1,9 +1,13 @@
 """The ``shadow-mind-runtime`` settings namespace: fields, bounds, heal and check.
 
-Attribute names keep the reference's camelCase keys because they are the
-user-facing settings keys (``settings.yaml``, ``/shadow config``, the
-``update_shadow_config`` tool). Per-field bounds are attrs validators and
-reject a bad value outright. Cross-field rules have two faces:
+Attributes are snake_case; each field's attrs ``alias`` is the reference's
+camelCase key (``max_report_chars`` is ``maxReportChars``), and that key is
+what people and models see: ``settings.yaml``, profile rows, ``/shadow config``,
+the ``update_shadow_config`` and ``get_shadow_config`` tools, and every message
+that names a field. The alias is also the keyword ``ShadowMindSettings(...)``
+and ``attrs.evolve`` take; :func:`hookspecs.values.settings_key` maps a field to
+its key. Per-field bounds are attrs validators and reject a bad value outright.
+Cross-field rules have two faces:
 
 * :func:`check` lists the problems of a value; the host rejects a *write*
   (``/shadow config``, tools, forms) that breaks them, with these messages.
@@ -17,12 +21,13 @@ reject a bad value outright. Cross-field rules have two faces:
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from typing import Any, Final, Literal
 
 import attrs
 from attrs import validators as v
 
-from hookspecs.values import SettingsSpec
+from hookspecs.values import SettingsSpec, settings_key
 
 from .routes import is_route, js_trim
 from .vocabulary import SETTINGS_NAMESPACE
@@ -31,38 +36,46 @@ DEFAULT_REASONING_EFFORT_LADDER: Final = ("low", "medium", "high")
 
 
 # --- per-field validators -----------------------------------------------------------------------
+#
+# Messages name the field by its key. attrs hands a validator the field's
+# Attribute, whose ``name`` is the Python attribute; whoever validates a value
+# from people or models (the host, for every layer; ``preview_settings`` in
+# management.py) renames it to the key first, so the stock ``v.ge`` and friends
+# say ``'maxReportChars' must be >= 0``. The ones here name the key either way.
+
+_Validator = Callable[[Any, "attrs.Attribute[Any]", Any], Any]
 
 
 def _number(_: object, attribute: attrs.Attribute[Any], value: object) -> None:
     # bool is an int to Python but never a number setting
     if isinstance(value, bool) or not isinstance(value, int | float):
-        raise TypeError(f"{attribute.name} must be a number")
+        raise TypeError(f"{settings_key(attribute)} must be a number")
 
 
 def _finite_number(instance: object, attribute: attrs.Attribute[Any], value: object) -> None:
     _number(instance, attribute, value)
     if isinstance(value, float) and not math.isfinite(value):
-        raise ValueError(f"{attribute.name} must be a finite number")
+        raise ValueError(f"{settings_key(attribute)} must be a finite number")
 
 
 def _integer(_: object, attribute: attrs.Attribute[Any], value: object) -> None:
     if isinstance(value, bool) or not isinstance(value, int):
-        raise TypeError(f"{attribute.name} must be an integer")
+        raise TypeError(f"{settings_key(attribute)} must be an integer")
 
 
 def _boolean(_: object, attribute: attrs.Attribute[Any], value: object) -> None:
     if not isinstance(value, bool):
-        raise TypeError(f"{attribute.name} must be true or false")
+        raise TypeError(f"{settings_key(attribute)} must be true or false")
 
 
 def _string_tuple(_: object, attribute: attrs.Attribute[Any], value: object) -> None:
     if not isinstance(value, tuple) or not all(isinstance(item, str) for item in value):
-        raise TypeError(f"{attribute.name} must be a list of strings")
+        raise TypeError(f"{settings_key(attribute)} must be a list of strings")
 
 
 def _optional_string(_: object, attribute: attrs.Attribute[Any], value: object) -> None:
     if value is not None and not isinstance(value, str):
-        raise TypeError(f"{attribute.name} must be a string")
+        raise TypeError(f"{settings_key(attribute)} must be a string")
 
 
 def _as_tuple(value: object) -> object:
@@ -70,108 +83,65 @@ def _as_tuple(value: object) -> object:
     return tuple(value) if isinstance(value, list) else value
 
 
-def _seconds(default: float, description: str) -> Any:
-    return attrs.field(default=default, validator=[_finite_number, v.ge(0.001)], metadata={"description": description})
+# Bounds stay stock attrs validators: the host reads them into the JSON Schema
+# forms see (minimum, maximum). Each field spells ``attrs.field(alias=...)``
+# out so type checkers know the keyword ``ShadowMindSettings(...)`` takes.
 
 
-def _count(default: int, minimum: int, description: str) -> Any:
-    return attrs.field(default=default, validator=[_integer, v.ge(minimum)], metadata={"description": description})
+def _seconds() -> list[_Validator]:
+    return [_finite_number, v.ge(0.001)]
 
 
-def _fraction(default: float, description: str) -> Any:
-    return attrs.field(
-        default=default, validator=[_finite_number, v.ge(0), v.le(1)], metadata={"description": description}
-    )
+def _non_negative() -> list[_Validator]:
+    return [_finite_number, v.ge(0)]
 
 
-def _optional_budget(description: str) -> Any:
-    return attrs.field(default=None, validator=v.optional([_integer, v.ge(1)]), metadata={"description": description})
+def _count(minimum: int) -> list[_Validator]:
+    return [_integer, v.ge(minimum)]
+
+
+def _fraction() -> list[_Validator]:
+    return [_finite_number, v.ge(0), v.le(1)]
+
+
+def _optional_budget() -> _Validator:
+    return v.optional([_integer, v.ge(1)])
+
+
+def _about(description: str) -> dict[str, str]:
+    return {"description": description}
 
 
 @attrs.frozen(kw_only=True)
 class ShadowMindSettings:
-    """Live settings of the Shadow Mind runtime (namespace ``shadow-mind-runtime``)."""
+    """Live settings of the Shadow Mind runtime (namespace ``shadow-mind-runtime``).
 
-    defaultShadowTimeoutSeconds: float = _seconds(
-        600.0, "Run deadline in seconds for a Shadow whose definition sets no timeout_seconds."
-    )
-    headlessDrainTimeoutSeconds: float = _seconds(
-        120.0, "Headless runs only: how long an idle root waits for Shadow work to finish before it is cancelled."
-    )
-    resultBatchWindowMs: float = attrs.field(
-        default=400.0,
-        validator=[_finite_number, v.ge(0)],
-        metadata={"description": "Milliseconds the first accepted report waits so later ones are relayed with it."},
-    )
-    argumentDisclosure: Literal["redacted", "full"] = attrs.field(
-        default="redacted",
-        validator=v.in_(("redacted", "full")),
-        metadata={"description": "Whether tool-call arguments appear in the trajectory a Shadow reviews."},
-    )
-    randomSeed: float | None = attrs.field(
-        default=None,
-        validator=v.optional(_number),
-        metadata={"description": "Seed for reproducible activation rolls; unset uses the system random generator."},
-    )
-    maxPromptChars: int = _count(
-        0, 0, "Upper bound on a Shadow prompt in characters; older trajectory is trimmed to fit. 0: no bound besides the model's context window."
-    )
-    maxReportChars: int = _count(
-        0, 0, "Reports longer than this are cut and end with an ellipsis. 0: no limit."
-    )
-    valueLoopEnabled: bool = attrs.field(
-        default=True,
-        validator=_boolean,
-        metadata={"description": "Track whether the root agent adopts, rejects or ignores Shadow challenges."},
-    )
-    valueLoopWindowTurns: int = _count(
-        2, 1, "Completed root turns after a relay before an unanswered challenge counts as ignored."
-    )
-    reviewWindowSize: int = _count(
-        8, 2, "Accepted reports kept per Shadow for stagnation checks; at least the largest stagnation window."
-    )
-    spinningRepeatCount: int = _count(3, 2, "Identical reports in a row that count as spinning.")
-    oscillationPeriods: int = _count(2, 2, "Alternations between two verdicts on the same refs that count as oscillation.")
-    noDriftRepeatCount: int = _count(3, 2, "Confirmations of the same refs in a row that count as no drift.")
-    diminishingWindowSize: int = _count(5, 2, "Recent reports examined for diminishing novelty.")
-    diminishingNoveltyThreshold: float = _fraction(
-        0.4, "Share of distinct reports in the diminishing window below which novelty counts as diminishing."
-    )
-    stagnationCooldownSeconds: float = attrs.field(
-        default=300.0,
-        validator=[_finite_number, v.ge(0)],
-        metadata={"description": "Seconds a Shadow pauses after stagnation (or a degenerate-output kill) is detected."},
-    )
-    stagnationEscalationEnabled: bool = attrs.field(
-        default=False,
-        validator=_boolean,
-        metadata={"description": "On oscillation, try the next reasoning effort of the ladder instead of a cooldown."},
-    )
-    reasoningEffortLadder: tuple[str, ...] = attrs.field(
-        default=DEFAULT_REASONING_EFFORT_LADDER,
-        converter=_as_tuple,
-        validator=_string_tuple,
-        metadata={"description": "Reasoning efforts in escalation order, lowest first."},
-    )
-    sessionShadowSoftBudgetChars: int | None = _optional_budget(
-        "Shadow spend (prompt + report characters since the last user message) from which frugalShadowModel is used."
-    )
-    sessionShadowHardBudgetChars: int | None = _optional_budget(
-        "Shadow spend from which no new automatic Shadow run starts until the next user message."
-    )
-    frugalShadowModel: str | None = attrs.field(
-        default=None,
-        validator=_optional_string,
-        metadata={"description": "provider/model route used once the soft budget is reached."},
-    )
-    staleReportDecay: float = _fraction(
-        0.0, "When a report repeats one already in the review window, its Shadow's probability is multiplied by 1 - decay."
-    )
-    collapsedByDefault: bool = attrs.field(
-        default=True,
-        validator=_boolean,
-        metadata={"description": "Clients show new Shadow report cards collapsed."},
-    )
+    One field a line: the attribute, its key (``alias``; module docstring), default,
+    bounds and the description forms show."""
+
+    default_shadow_timeout_seconds: float = attrs.field(alias="defaultShadowTimeoutSeconds", default=600.0, validator=_seconds(), metadata=_about("Run deadline in seconds for a Shadow whose definition sets no timeout_seconds."))
+    headless_drain_timeout_seconds: float = attrs.field(alias="headlessDrainTimeoutSeconds", default=120.0, validator=_seconds(), metadata=_about("Headless runs only: how long an idle root waits for Shadow work to finish before it is cancelled."))
+    result_batch_window_ms: float = attrs.field(alias="resultBatchWindowMs", default=400.0, validator=_non_negative(), metadata=_about("Milliseconds the first accepted report waits so later ones are relayed with it."))
+    argument_disclosure: Literal["redacted", "full"] = attrs.field(alias="argumentDisclosure", default="redacted", validator=v.in_(("redacted", "full")), metadata=_about("Whether tool-call arguments appear in the trajectory a Shadow reviews."))
+    random_seed: float | None = attrs.field(alias="randomSeed", default=None, validator=v.optional(_number), metadata=_about("Seed for reproducible activation rolls; unset uses the system random generator."))
+    max_prompt_chars: int = attrs.field(alias="maxPromptChars", default=0, validator=_count(0), metadata=_about("Upper bound on a Shadow prompt in characters; older trajectory is trimmed to fit. 0: no bound besides the model's context window."))
+    max_report_chars: int = attrs.field(alias="maxReportChars", default=0, validator=_count(0), metadata=_about("Reports longer than this are cut and end with an ellipsis. 0: no limit."))
+    value_loop_enabled: bool = attrs.field(alias="valueLoopEnabled", default=True, validator=_boolean, metadata=_about("Track whether the root agent adopts, rejects or ignores Shadow challenges."))
+    value_loop_window_turns: int = attrs.field(alias="valueLoopWindowTurns", default=2, validator=_count(1), metadata=_about("Completed root turns after a relay before an unanswered challenge counts as ignored."))
+    review_window_size: int = attrs.field(alias="reviewWindowSize", default=8, validator=_count(2), metadata=_about("Accepted reports kept per Shadow for stagnation checks; at least the largest stagnation window."))
+    spinning_repeat_count: int = attrs.field(alias="spinningRepeatCount", default=3, validator=_count(2), metadata=_about("Identical reports in a row that count as spinning."))
+    oscillation_periods: int = attrs.field(alias="oscillationPeriods", default=2, validator=_count(2), metadata=_about("Alternations between two verdicts on the same refs that count as oscillation."))
+    no_drift_repeat_count: int = attrs.field(alias="noDriftRepeatCount", default=3, validator=_count(2), metadata=_about("Confirmations of the same refs in a row that count as no drift."))
+    diminishing_window_size: int = attrs.field(alias="diminishingWindowSize", default=5, validator=_count(2), metadata=_about("Recent reports examined for diminishing novelty."))
+    diminishing_novelty_threshold: float = attrs.field(alias="diminishingNoveltyThreshold", default=0.4, validator=_fraction(), metadata=_about("Share of distinct reports in the diminishing window below which novelty counts as diminishing."))
+    stagnation_cooldown_seconds: float = attrs.field(alias="stagnationCooldownSeconds", default=300.0, validator=_non_negative(), metadata=_about("Seconds a Shadow pauses after stagnation (or a degenerate-output kill) is detected."))
+    stagnation_escalation_enabled: bool = attrs.field(alias="stagnationEscalationEnabled", default=False, validator=_boolean, metadata=_about("On oscillation, try the next reasoning effort of the ladder instead of a cooldown."))
+    reasoning_effort_ladder: tuple[str, ...] = attrs.field(alias="reasoningEffortLadder", default=DEFAULT_REASONING_EFFORT_LADDER, converter=_as_tuple, validator=_string_tuple, metadata=_about("Reasoning efforts in escalation order, lowest first."))
+    session_shadow_soft_budget_chars: int | None = attrs.field(alias="sessionShadowSoftBudgetChars", default=None, validator=_optional_budget(), metadata=_about("Shadow spend (prompt + report characters since the last user message) from which frugalShadowModel is used."))
+    session_shadow_hard_budget_chars: int | None = attrs.field(alias="sessionShadowHardBudgetChars", default=None, validator=_optional_budget(), metadata=_about("Shadow spend from which no new automatic Shadow run starts until the next user message."))
+    frugal_shadow_model: str | None = attrs.field(alias="frugalShadowModel", default=None, validator=_optional_string, metadata=_about("provider/model route used once the soft budget is reached."))
+    stale_report_decay: float = attrs.field(alias="staleReportDecay", default=0.0, validator=_fraction(), metadata=_about("When a report repeats one already in the review window, its Shadow's probability is multiplied by 1 - decay."))
+    collapsed_by_default: bool = attrs.field(alias="collapsedByDefault", default=True, validator=_boolean, metadata=_about("Clients show new Shadow report cards collapsed."))
 
 
 # --- cross-field rules --------------------------------------------------------------------------
@@ -180,12 +150,12 @@ _WINDOW_FIELDS: Final = ("spinningRepeatCount", "oscillationPeriods", "noDriftRe
 
 
 def _windows(settings: ShadowMindSettings) -> dict[str, int]:
-    """Entries each stagnation detector needs in the review window."""
+    """Entries each stagnation detector needs in the review window, by key (messages name them)."""
     return {
-        "spinningRepeatCount": settings.spinningRepeatCount,
-        "oscillationPeriods": settings.oscillationPeriods * 2,  # two verdicts per period
-        "noDriftRepeatCount": settings.noDriftRepeatCount,
-        "diminishingWindowSize": settings.diminishingWindowSize,
+        "spinningRepeatCount": settings.spinning_repeat_count,
+        "oscillationPeriods": settings.oscillation_periods * 2,  # two verdicts per period
+        "noDriftRepeatCount": settings.no_drift_repeat_count,
+        "diminishingWindowSize": settings.diminishing_window_size,
     }
 
 
@@ -219,9 +189,9 @@ def _clean_ladder(ladder: tuple[str, ...]) -> tuple[tuple[str, ...], list[str], 
 
 def _frugal_route(settings: ShadowMindSettings) -> str | None:
     """The trimmed frugal route when it is a valid route."""
-    if settings.frugalShadowModel is None:
+    if settings.frugal_shadow_model is None:
         return None
-    trimmed = js_trim(settings.frugalShadowModel)
+    trimmed = js_trim(settings.frugal_shadow_model)
     return trimmed if is_route(trimmed) else None
 
 
@@ -233,14 +203,14 @@ def check(settings: ShadowMindSettings) -> list[str]:
     """
     problems: list[str] = []
     largest, why = _largest_window(settings)
-    if settings.reviewWindowSize < largest:
+    if settings.review_window_size < largest:
         problems.append(
-            f"reviewWindowSize ({settings.reviewWindowSize}) must cover every stagnation window, "
+            f"reviewWindowSize ({settings.review_window_size}) must cover every stagnation window, "
             f"but the largest needs {largest} ({why}): raise reviewWindowSize to at least {largest} "
             "or lower that window"
         )
-    kept, duplicates, blanks = _clean_ladder(settings.reasoningEffortLadder)
-    if not settings.reasoningEffortLadder:
+    kept, duplicates, blanks = _clean_ladder(settings.reasoning_effort_ladder)
+    if not settings.reasoning_effort_ladder:
         problems.append("reasoningEffortLadder is empty: list at least one reasoning effort, e.g. low, medium, high")
     elif not kept:
         problems.append("reasoningEffortLadder has only blank entries: list at least one reasoning effort, e.g. low, medium, high")
@@ -249,12 +219,12 @@ def check(settings: ShadowMindSettings) -> list[str]:
     if duplicates:
         listed = ", ".join(repr(entry) for entry in duplicates)
         problems.append(f"reasoningEffortLadder lists {listed} more than once: keep each reasoning effort once")
-    soft, hard = settings.sessionShadowSoftBudgetChars, settings.sessionShadowHardBudgetChars
-    frugal_set = settings.frugalShadowModel is not None
+    soft, hard = settings.session_shadow_soft_budget_chars, settings.session_shadow_hard_budget_chars
+    frugal_set = settings.frugal_shadow_model is not None
     frugal = _frugal_route(settings)
     if frugal_set and frugal is None:
         problems.append(
-            f"frugalShadowModel {settings.frugalShadowModel!r} must use provider/model "
+            f"frugalShadowModel {settings.frugal_shadow_model!r} must use provider/model "
             "(for example deepseek/deepseek-chat): fix the route or unset it"
         )
     if soft is not None and hard is None:
@@ -287,17 +257,17 @@ def heal(settings: ShadowMindSettings) -> tuple[ShadowMindSettings, list[str]]:
     route syntax, then the budget-tier combinations.
     """
     notes: list[str] = []
-    changes: dict[str, Any] = {}
+    changes: dict[str, Any] = {}  # by key: attrs.evolve takes the aliases
 
     largest, why = _largest_window(settings)
-    if settings.reviewWindowSize < largest:
+    if settings.review_window_size < largest:
         changes["reviewWindowSize"] = largest
         notes.append(
-            f"reviewWindowSize raised from {settings.reviewWindowSize} to {largest} so the review window "
+            f"reviewWindowSize raised from {settings.review_window_size} to {largest} so the review window "
             f"covers the largest stagnation window ({why})"
         )
 
-    ladder = settings.reasoningEffortLadder
+    ladder = settings.reasoning_effort_ladder
     kept, duplicates, blanks = _clean_ladder(ladder)
     if not kept:
         changes["reasoningEffortLadder"] = DEFAULT_REASONING_EFFORT_LADDER
@@ -316,9 +286,9 @@ def heal(settings: ShadowMindSettings) -> tuple[ShadowMindSettings, list[str]]:
         notes.append(f"reasoningEffortLadder cleaned up ({'; '.join(fixes)}): now {', '.join(kept)}")
 
     frugal = _frugal_route(settings)
-    if settings.frugalShadowModel is not None and frugal is None:
-        notes.append(f"frugalShadowModel {settings.frugalShadowModel!r} dropped: it is not a provider/model route")
-    soft, hard = settings.sessionShadowSoftBudgetChars, settings.sessionShadowHardBudgetChars
+    if settings.frugal_shadow_model is not None and frugal is None:
+        notes.append(f"frugalShadowModel {settings.frugal_shadow_model!r} dropped: it is not a provider/model route")
+    soft, hard = settings.session_shadow_soft_budget_chars, settings.session_shadow_hard_budget_chars
 
     if soft is not None and (hard is None or frugal is None):
         missing = " and ".join(
@@ -341,16 +311,16 @@ def heal(settings: ShadowMindSettings) -> tuple[ShadowMindSettings, list[str]]:
             "dropped: the soft budget must be less than the hard budget"
         )
         soft = hard = frugal = None
-    if frugal is not None and frugal != settings.frugalShadowModel:
+    if frugal is not None and frugal != settings.frugal_shadow_model:
         notes.append(f"frugalShadowModel trimmed to {frugal!r} (surrounding whitespace removed)")
 
-    for name, value in (
-        ("sessionShadowSoftBudgetChars", soft),
-        ("sessionShadowHardBudgetChars", hard),
-        ("frugalShadowModel", frugal),
+    for key, value, current in (
+        ("sessionShadowSoftBudgetChars", soft, settings.session_shadow_soft_budget_chars),
+        ("sessionShadowHardBudgetChars", hard, settings.session_shadow_hard_budget_chars),
+        ("frugalShadowModel", frugal, settings.frugal_shadow_model),
     ):
-        if value != getattr(settings, name):
-            changes[name] = value
+        if value != current:
+            changes[key] = value
     if not changes:
         return settings, notes
     return attrs.evolve(settings, **changes), notes

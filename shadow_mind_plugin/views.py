@@ -9,6 +9,8 @@ from typing import Any
 
 import attrs
 
+from hookspecs.values import settings_key
+
 from .definitions import ShadowDefinition, serialize_definition
 from .settings import ShadowMindSettings
 
@@ -38,8 +40,9 @@ def definition_text(definition: ShadowDefinition) -> str:
 
 
 def settings_view(settings: ShadowMindSettings) -> dict[str, Any]:
+    """Every setting by its key (``maxReportChars``), in field order."""
     out: dict[str, Any] = {}
     for field in attrs.fields(ShadowMindSettings):
         value = getattr(settings, field.name)
-        out[field.name] = list(value) if isinstance(value, tuple) else value
+        out[settings_key(field)] = list(value) if isinstance(value, tuple) else value
     return out

@@ -20,11 +20,11 @@ if TYPE_CHECKING:
 
 def options_of(settings: ShadowMindSettings) -> ReviewWindowOptions:
     return ReviewWindowOptions(
-        spinning_repeat_count=settings.spinningRepeatCount,
-        oscillation_periods=settings.oscillationPeriods,
-        no_drift_repeat_count=settings.noDriftRepeatCount,
-        diminishing_window_size=settings.diminishingWindowSize,
-        diminishing_novelty_threshold=settings.diminishingNoveltyThreshold,
+        spinning_repeat_count=settings.spinning_repeat_count,
+        oscillation_periods=settings.oscillation_periods,
+        no_drift_repeat_count=settings.no_drift_repeat_count,
+        diminishing_window_size=settings.diminishing_window_size,
+        diminishing_novelty_threshold=settings.diminishing_novelty_threshold,
     )
 
 
@@ -48,8 +48,8 @@ class CoordinationPath:
                 captured_through_seq=entry.view.captured_through_seq,
                 finished_at=self._ctx.iso_now(),
             ),
-            window_size=settings.reviewWindowSize,
-            decay=settings.staleReportDecay,
+            window_size=settings.review_window_size,
+            decay=settings.stale_report_decay,
         )
         detections = window.detect(shadow_id, options_of(settings))
         if not detections:
@@ -57,9 +57,9 @@ class CoordinationPath:
         patterns = [str(d.pattern) for d in detections]
         action = stagnation_action(
             patterns,
-            escalation_enabled=settings.stagnationEscalationEnabled,
+            escalation_enabled=settings.stagnation_escalation_enabled,
             current_effort=entry.escalated_effort or entry.definition.reasoning_effort,
-            ladder=settings.reasoningEffortLadder,
+            ladder=settings.reasoning_effort_ladder,
         )
         if action.kind == "escalate" and action.reasoning_effort:
             state.trigger.reserve_escalation(shadow_id, action.reasoning_effort)
@@ -74,7 +74,7 @@ class CoordinationPath:
         self._install_cooldown(entry, [str(StagnationPattern.SPINNING)], trigger="degenerate-output")
 
     def _install_cooldown(self, entry: RunEntry, patterns: list[str], *, trigger: str | None = None) -> None:
-        until = self._ctx.now() + self._ctx.settings().stagnationCooldownSeconds
+        until = self._ctx.now() + self._ctx.settings().stagnation_cooldown_seconds
         entry.owner.trigger.install_cooldown(entry.definition.id, until, tuple(patterns))
         extra: dict[str, Any] = {"trigger": trigger} if trigger else {}
         self._governance.debug_quality(

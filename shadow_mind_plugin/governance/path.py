@@ -149,7 +149,7 @@ class GovernancePath:
             "child_session_id": view.child_session_id,
             "captured_through_seq": view.captured_through_seq,
             "prompt_chars": entry.prompt_chars,
-            "timeout_seconds": definition.timeout_seconds or self._ctx.settings().defaultShadowTimeoutSeconds,
+            "timeout_seconds": definition.timeout_seconds or self._ctx.settings().default_shadow_timeout_seconds,
             "capture": definition.capture,
             "context": definition.context,
             "think_first": definition.think_first,

@@ -33,7 +33,7 @@ def _counts(state: OwnerState, shadow_id: str) -> dict[str, int]:
 
 
 def capture(ctx: ValueContext, state: OwnerState, event: SessionEvent) -> None:
-    if not ctx.settings.valueLoopEnabled:
+    if not ctx.settings.value_loop_enabled:
         return
     pending = state.governance.pending_challenges
     events = state.root.session.events
@@ -48,7 +48,7 @@ def capture(ctx: ValueContext, state: OwnerState, event: SessionEvent) -> None:
 
 def evaluate(ctx: ValueContext, state: OwnerState, turn_end: SessionEvent) -> None:
     settings = ctx.settings
-    if not settings.valueLoopEnabled:
+    if not settings.value_loop_enabled:
         return
     pending = state.governance.pending_challenges
     if not pending:
@@ -56,7 +56,7 @@ def evaluate(ctx: ValueContext, state: OwnerState, turn_end: SessionEvent) -> No
     events = state.root.session.events
     for run_id, observer in list(pending.items()):
         observer.feed(events[observer.observed_through_seq + 1 : turn_end.seq + 1])
-        classification = observer.classify(settings.valueLoopWindowTurns)
+        classification = observer.classify(settings.value_loop_window_turns)
         if classification is None:
             continue
         del pending[run_id]

@@ -194,7 +194,7 @@ class OutcomeRules:
             )
             return
         # j: accept
-        bound = self._ctx.settings().maxReportChars
+        bound = self._ctx.settings().max_report_chars
         if bound > 0 and u16len(content) > bound:
             content = u16slice(content, 0, bound - 1) + "…" if bound > 1 else u16slice(content, 0, bound)
         self._budget.spend(entry.owner, u16len(content), entry, "report")

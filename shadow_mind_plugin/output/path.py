@@ -34,7 +34,7 @@ class OutputPath:
     def new_state(self) -> OutputState:
         return OutputState(
             batcher=ReportBatcher(
-                window_seconds=lambda: self._ctx.settings().resultBatchWindowMs / 1000.0,
+                window_seconds=lambda: self._ctx.settings().result_batch_window_ms / 1000.0,
                 deliver=self._deliver,
                 spawn=self._ctx.host.spawn,
                 logger=self._ctx.logger,

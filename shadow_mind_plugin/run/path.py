@@ -71,7 +71,7 @@ class RunPath:
         tier = self._budget.tier(state)
         if not manual and (state.paused or tier == BudgetTier.EXHAUSTED):
             return None
-        frugal = ctx.settings().frugalShadowModel if tier == BudgetTier.FRUGAL else None
+        frugal = ctx.settings().frugal_shadow_model if tier == BudgetTier.FRUGAL else None
         escalated = state.trigger.pending_escalations.pop(definition.id, None)
         root = root_route(state.root.options.provider, state.root.options.model)
         route = frugal or definition.run_with_model or root
@@ -126,7 +126,7 @@ class RunPath:
         governance = self._governance
         try:
             governance.debug(entry, "run-admitted")
-            timeout = entry.definition.timeout_seconds or self._ctx.settings().defaultShadowTimeoutSeconds
+            timeout = entry.definition.timeout_seconds or self._ctx.settings().default_shadow_timeout_seconds
             async with trio.open_nursery() as nursery:
                 nursery.start_soon(self._deadline, entry, timeout)
                 with entry.scope:

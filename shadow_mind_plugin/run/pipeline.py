@@ -97,7 +97,7 @@ class ReviewPipeline:
         return state.run.projector.project(
             state.root.session.events,
             entry.view.captured_through_seq,
-            disclosure=self._ctx.settings().argumentDisclosure,
+            disclosure=self._ctx.settings().argument_disclosure,
             capture=entry.definition.capture,
         )
 
@@ -132,7 +132,7 @@ class ReviewPipeline:
             projection.text,
             entry.view.captured_through_seq,
             think_first=definition.think_first,
-            max_prompt_chars=ctx.settings().maxPromptChars,
+            max_prompt_chars=ctx.settings().max_prompt_chars,
             max_prompt_tokens=prompt_token_budget(self._model_info(route)),
         )
         if keys:

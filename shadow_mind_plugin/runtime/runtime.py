@@ -124,8 +124,8 @@ class ShadowRuntime:
     def on_settings_updated(self, value: Any, previous: Any) -> None:
         if not isinstance(value, ShadowMindSettings):
             return
-        self.trigger.reseed(value.randomSeed)
-        if isinstance(previous, ShadowMindSettings) and previous.valueLoopEnabled and not value.valueLoopEnabled:
+        self.trigger.reseed(value.random_seed)
+        if isinstance(previous, ShadowMindSettings) and previous.value_loop_enabled and not value.value_loop_enabled:
             self.governance.value_loop_disabled(list(self.owners.values()))
 
     def on_inbox(self, agent: Agent, change: str, message: Any) -> None:
@@ -197,7 +197,7 @@ class ShadowRuntime:
         try:
             await self.governance.drain_with_deadline(
                 state,
-                self.settings().headlessDrainTimeoutSeconds,
+                self.settings().headless_drain_timeout_seconds,
                 lambda: self.cancel_owner(state, ReasonCode.HEADLESS_DRAIN_TIMEOUT, CancellationSource.HEADLESS),
             )
         finally:

@@ -36,12 +36,12 @@ class BudgetKeeper:
         s = self._ctx.settings()
         spent = state.trigger.spent_chars
         ledger = state.trigger.ledger
-        budgeted = s.sessionShadowHardBudgetChars is not None or s.sessionShadowSoftBudgetChars is not None
+        budgeted = s.session_shadow_hard_budget_chars is not None or s.session_shadow_soft_budget_chars is not None
         if budgeted and ledger is not None and ledger.error:
             return BudgetTier.EXHAUSTED  # unknown spend: fail closed
-        if s.sessionShadowHardBudgetChars is not None and spent >= s.sessionShadowHardBudgetChars:
+        if s.session_shadow_hard_budget_chars is not None and spent >= s.session_shadow_hard_budget_chars:
             return BudgetTier.EXHAUSTED
-        if s.sessionShadowSoftBudgetChars is not None and spent >= s.sessionShadowSoftBudgetChars:
+        if s.session_shadow_soft_budget_chars is not None and spent >= s.session_shadow_soft_budget_chars:
             return BudgetTier.FRUGAL
         return BudgetTier.STANDARD
 
@@ -54,7 +54,7 @@ class BudgetKeeper:
         ledger = state.trigger.ledger
         if ledger is not None:
             s = self._ctx.settings()
-            ledger.persist = s.sessionShadowHardBudgetChars is not None or s.sessionShadowSoftBudgetChars is not None
+            ledger.persist = s.session_shadow_hard_budget_chars is not None or s.session_shadow_soft_budget_chars is not None
         return ledger
 
     def _write(self, ledger: BudgetLedger, change: Callable[[], None], *, warn: bool = False) -> None:

@@ -31,7 +31,7 @@ class TriggerPath:
         self._budget = budget
         self._governance = governance
         self._launcher = launcher
-        self._seed = ctx.settings().randomSeed
+        self._seed = ctx.settings().random_seed
         self.random: Callable[[], float] = make_random(self._seed)
         self._logged_catalog: Any = None
 

@@ -6,6 +6,7 @@ import textwrap
 from collections.abc import Iterator
 from pathlib import Path
 
+import attrs
 import pluggy
 import pytest
 
@@ -221,6 +222,31 @@ def test_config_validated_against_schema(pm: pluggy.PluginManager, demo: Path) -
     with pytest.raises(ProfileError, match=r"@ \$\.tags\[1\]"):
         load_plugins(pm, [row("main", "demo", config={"tags": ["a", 2]})], environ={})
     assert pm.get_plugins() == set()
+
+
+@attrs.frozen(kw_only=True)
+class AliasedConfig:
+    max_report_chars: int = attrs.field(default=0, alias="maxReportChars", validator=attrs.validators.ge(0))
+    plain: bool = False
+
+
+class AliasedPlugin:
+    config_schema = AliasedConfig
+
+    def __init__(self, config: AliasedConfig) -> None:
+        self.config = config
+
+
+def test_config_is_keyed_like_settings() -> None:
+    """An aliased field is named by its alias, as in settings documents, so a
+    settings schema can be the config_schema of the row that is its base layer."""
+    plugin = instantiate_plugin(AliasedPlugin, {"maxReportChars": 5, "plain": True}, name="a", where="w")
+    assert isinstance(plugin, AliasedPlugin)
+    assert plugin.config == AliasedConfig(maxReportChars=5, plain=True)
+    with pytest.raises(ProfileError, match=r"unknown field\(s\): max_report_chars"):
+        instantiate_plugin(AliasedPlugin, {"max_report_chars": 5}, name="a", where="w")
+    with pytest.raises(ProfileError, match=r"expected an integer, got the string '5' @ \$\.maxReportChars"):
+        instantiate_plugin(AliasedPlugin, {"maxReportChars": "5"}, name="a", where="w")
 
 
 def test_plugin_without_schema(demo: Path) -> None:

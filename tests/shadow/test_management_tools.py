@@ -141,7 +141,7 @@ async def test_tools_are_hidden_from_child_agents(tmp_path: Path) -> None:
         finally:
             await run.dispose()
         assert approver.requests == []
-        assert runtime.settings().maxReportChars == 0
+        assert runtime.settings().max_report_chars == 0
     assert path.read_bytes() == before
 
 
@@ -308,7 +308,7 @@ async def test_get_shadow_config_returns_the_resolved_settings(tmp_path: Path) -
         assert resolved == settings_view(runtime.settings())
         assert resolved["maxReportChars"] == 9  # the user file
         assert resolved["resultBatchWindowMs"] == 0  # the profile row
-        assert resolved["reviewWindowSize"] == heal(ShadowMindSettings(reviewWindowSize=2))[0].reviewWindowSize  # healed
+        assert resolved["reviewWindowSize"] == heal(ShadowMindSettings(reviewWindowSize=2))[0].review_window_size  # healed
         assert resolved["argumentDisclosure"] == "redacted"  # a default
         assert approver.requests == []
 
@@ -325,7 +325,7 @@ async def test_update_shadow_config_sets_and_null_clears(tmp_path: Path) -> None
         first, second = await manage(host, root)
         assert value(first)["randomSeed"] == 7 and value(first)["maxReportChars"] == 300
         assert value(second)["randomSeed"] is None and value(second)["maxReportChars"] == 300
-        assert runtime.settings().randomSeed is None and runtime.settings().maxReportChars == 300
+        assert runtime.settings().random_seed is None and runtime.settings().max_report_chars == 300
         on_disk = settings_file(home).read_text()
         assert "randomSeed" not in on_disk and "maxReportChars: 300" in on_disk
         assert [(r.tool, r.arguments) for r in approver.requests] == calls
@@ -362,7 +362,7 @@ async def test_update_shadow_config_can_set_related_keys_together(tmp_path: Path
         together, cleared = await manage(host, root)
         assert {k: value(together)[k] for k in budget} == budget
         assert {k: value(cleared)[k] for k in budget} == dict.fromkeys(budget)
-        assert runtime.settings().frugalShadowModel is None
+        assert runtime.settings().frugal_shadow_model is None
 
 
 async def test_update_shadow_config_refused_or_unanswered_changes_nothing(tmp_path: Path) -> None:
@@ -374,7 +374,7 @@ async def test_update_shadow_config_refused_or_unanswered_changes_nothing(tmp_pa
             root = await new_root(host)
             (result,) = await manage(host, root)
             assert error(result) == ("NOT_APPROVED", f"Shadow Mind mutation was not approved ({outcome})")
-            assert runtime.settings().maxReportChars == 0
+            assert runtime.settings().max_report_chars == 0
         assert not settings_file(home).exists()
 
 

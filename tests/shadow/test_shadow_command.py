@@ -17,7 +17,7 @@ import trio
 
 from harness.host import open_host
 from harness.profiles import ProfileRow
-from hookspecs.values import CancelToken, CommandResult, SubagentRequest, TextBlock, create_user_message
+from hookspecs.values import CancelToken, CommandResult, SubagentRequest, TextBlock, create_user_message, settings_key
 from shadow_mind_plugin.commands import SETTABLE, usage
 from shadow_mind_plugin.definitions import list_starters, load_starter
 from shadow_mind_plugin.settings import ShadowMindSettings, heal
@@ -666,7 +666,7 @@ async def test_config_lists_every_setting(tmp_path: Path) -> None:
         lines = ok(await shadow(host, root, "/shadow config")).splitlines()
         import attrs
 
-        names = [f.name for f in attrs.fields(ShadowMindSettings)]
+        names = [settings_key(f) for f in attrs.fields(ShadowMindSettings)]
         assert [line.split(":", 1)[0] for line in lines] == names
         assert "reviewWindowSize: 8" in lines
         assert 'argumentDisclosure: "redacted"' in lines
@@ -681,20 +681,20 @@ async def test_config_reads_sets_and_unsets_a_key(tmp_path: Path) -> None:
         root = await new_root(host)
         assert ok(await shadow(host, root, "/shadow config maxReportChars")) == "maxReportChars: 0"
         assert ok(await shadow(host, root, "/shadow config maxReportChars 500")) == "maxReportChars: 500"
-        assert runtime.settings().maxReportChars == 500
+        assert runtime.settings().max_report_chars == 500
         assert "maxReportChars: 500" in settings_file(home).read_text()
         assert ok(await shadow(host, root, "/shadow config maxReportChars")) == "maxReportChars: 500"
 
         ok(await shadow(host, root, "/shadow config reasoningEffortLadder [low, high]"))
-        assert runtime.settings().reasoningEffortLadder == ("low", "high")
+        assert runtime.settings().reasoning_effort_ladder == ("low", "high")
         ok(await shadow(host, root, "/shadow config randomSeed 42"))
-        assert runtime.settings().randomSeed == 42
+        assert runtime.settings().random_seed == 42
 
         assert ok(await shadow(host, root, "/shadow config maxReportChars none")) == "maxReportChars: 0"
-        assert runtime.settings().maxReportChars == 0
+        assert runtime.settings().max_report_chars == 0
         assert "maxReportChars" not in settings_file(home).read_text()
         assert ok(await shadow(host, root, "/shadow config randomSeed null")) == "randomSeed: null"
-        assert runtime.settings().randomSeed is None
+        assert runtime.settings().random_seed is None
 
 
 @pytest.mark.parametrize(
@@ -740,7 +740,7 @@ async def test_config_cross_field_write_is_rejected_without_creating_the_file(tm
         root = await new_root(host)
         text = err(await shadow(host, root, "/shadow config sessionShadowSoftBudgetChars 100"))
         assert "sessionShadowSoftBudgetChars needs" in text
-        assert runtime.settings().sessionShadowSoftBudgetChars is None
+        assert runtime.settings().session_shadow_soft_budget_chars is None
         # a consistent write goes through
         assert ok(await shadow(host, root, "/shadow config sessionShadowHardBudgetChars 5000")) == (
             "sessionShadowHardBudgetChars: 5000"
@@ -760,11 +760,11 @@ async def test_a_hand_edited_settings_file_is_healed_and_reported(tmp_path: Path
     home = tmp_path / "home"
     home.mkdir()
     settings_file(home).write_text(BROKEN)  # before the host starts
-    healed_size = heal(ShadowMindSettings(reviewWindowSize=2))[0].reviewWindowSize
+    healed_size = heal(ShadowMindSettings(reviewWindowSize=2))[0].review_window_size
     assert healed_size > 2
     async with shadow_host(tmp_path, script(), home=home) as (host, _, runtime):
         root = await new_root(host)
-        assert runtime.settings().reviewWindowSize == healed_size
+        assert runtime.settings().review_window_size == healed_size
         status = ok(await shadow(host, root, "/shadow status"))
         assert "settings healed or ignored:" in status
         assert f"reviewWindowSize raised from 2 to {healed_size}" in status
@@ -783,7 +783,7 @@ async def test_unrelated_writes_succeed_with_a_broken_file_in_place(tmp_path: Pa
     async with shadow_host(tmp_path, script(), home=home) as (host, _, runtime):
         root = await new_root(host)
         assert ok(await shadow(host, root, "/shadow config maxReportChars 100")) == "maxReportChars: 100"
-        assert runtime.settings().maxReportChars == 100
+        assert runtime.settings().max_report_chars == 100
         text = settings_file(home).read_text()
         assert "reviewWindowSize: 2" in text and "maxReportChars: 100" in text
         # the heal is still reported after the write
@@ -796,7 +796,7 @@ async def test_unrelated_writes_succeed_with_a_broken_file_in_place(tmp_path: Pa
         ok(await shadow(host, root, "/shadow config reviewWindowSize 6"))
         status = ok(await shadow(host, root, "/shadow status"))
         assert "settings healed" not in status
-        assert runtime.settings().reviewWindowSize == 6
+        assert runtime.settings().review_window_size == 6
 
 
 async def test_unknown_keys_in_the_settings_file_are_reported(tmp_path: Path) -> None:
@@ -828,13 +828,13 @@ async def test_config_sets_tied_settings_together(tmp_path: Path) -> None:
             'frugalShadowModel: "scripted/cheap"',
         ]
         settings = runtime.settings()
-        assert (settings.sessionShadowSoftBudgetChars, settings.sessionShadowHardBudgetChars, settings.frugalShadowModel) == (
+        assert (settings.session_shadow_soft_budget_chars, settings.session_shadow_hard_budget_chars, settings.frugal_shadow_model) == (
             100, 1000, "scripted/cheap",
         )
         # unsetting one of them alone would break the rule again, and is refused
         assert "needs sessionShadowSoftBudgetChars" in err(await shadow(host, root, "/shadow config sessionShadowSoftBudgetChars none"))
         ok(await shadow(host, root, "/shadow config sessionShadowSoftBudgetChars none frugalShadowModel none"))
-        assert runtime.settings().frugalShadowModel is None
+        assert runtime.settings().frugal_shadow_model is None
         # a bad pair in the group changes nothing
         before = settings_file(home).read_bytes()
         assert "must be less than" in err(

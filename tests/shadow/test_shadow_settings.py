@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import json
 import math
+import re
 from pathlib import Path
 from typing import Any
 
@@ -13,7 +15,7 @@ from hypothesis import strategies as st
 
 from harness.settings import SettingsService
 from hookspecs.errors import SettingsError
-from hookspecs.values import SettingsOp
+from hookspecs.values import SettingsOp, settings_key
 from shadow_mind_plugin.settings import SETTINGS_SPEC, ShadowMindSettings, check, heal
 
 NS = "shadow-mind-runtime"
@@ -48,8 +50,8 @@ REFERENCE_DEFAULTS: dict[str, Any] = {
 
 def test_defaults_equal_the_reference_table() -> None:
     defaults = ShadowMindSettings()
-    assert {f.name: getattr(defaults, f.name) for f in attrs.fields(ShadowMindSettings)} == REFERENCE_DEFAULTS
-    assert [f.name for f in attrs.fields(ShadowMindSettings)] == list(REFERENCE_DEFAULTS)
+    assert {settings_key(f): getattr(defaults, f.name) for f in attrs.fields(ShadowMindSettings)} == REFERENCE_DEFAULTS
+    assert [settings_key(f) for f in attrs.fields(ShadowMindSettings)] == list(REFERENCE_DEFAULTS)
 
 
 def test_every_field_is_described() -> None:
@@ -147,7 +149,7 @@ def test_heal_raises_review_window_to_the_largest_stagnation_window() -> None:
         ({"oscillationPeriods": 5, "spinningRepeatCount": 10}, 10),
     ]:
         value, notes = heal(ShadowMindSettings(**changes))
-        assert value.reviewWindowSize == expected
+        assert value.review_window_size == expected
         assert len(notes) == 1 and notes[0].startswith(f"reviewWindowSize raised from 8 to {expected}")
     assert "2 × oscillationPeriods = 12" in heal(ShadowMindSettings(oscillationPeriods=6))[1][0]
     # a bigger window is fine
@@ -156,14 +158,14 @@ def test_heal_raises_review_window_to_the_largest_stagnation_window() -> None:
 
 def test_heal_cleans_the_ladder() -> None:
     value, notes = heal(ShadowMindSettings(reasoningEffortLadder=(" low ", "", "medium", "low", "  ", "high", "medium")))
-    assert value.reasoningEffortLadder == ("low", "medium", "high")
+    assert value.reasoning_effort_ladder == ("low", "medium", "high")
     assert notes == [
         "reasoningEffortLadder cleaned up (surrounding whitespace trimmed; blank entries removed; "
         "repeated 'low', 'medium' removed): now low, medium, high"
     ]
     for empty in [(), ("", "   ")]:
         value, notes = heal(ShadowMindSettings(reasoningEffortLadder=empty))
-        assert value.reasoningEffortLadder == ("low", "medium", "high")
+        assert value.reasoning_effort_ladder == ("low", "medium", "high")
         assert "default low, medium, high" in notes[0]
 
 
@@ -171,7 +173,7 @@ def test_heal_drops_a_malformed_frugal_route_and_then_the_soft_budget() -> None:
     value, notes = heal(
         ShadowMindSettings(sessionShadowSoftBudgetChars=10, sessionShadowHardBudgetChars=20, frugalShadowModel="cheap")
     )
-    assert (value.sessionShadowSoftBudgetChars, value.sessionShadowHardBudgetChars, value.frugalShadowModel) == (
+    assert (value.session_shadow_soft_budget_chars, value.session_shadow_hard_budget_chars, value.frugal_shadow_model) == (
         None,
         20,
         None,
@@ -186,14 +188,14 @@ def test_heal_trims_a_valid_frugal_route() -> None:
     value, notes = heal(
         ShadowMindSettings(sessionShadowSoftBudgetChars=10, sessionShadowHardBudgetChars=20, frugalShadowModel=" a/b ")
     )
-    assert value.frugalShadowModel == "a/b"
+    assert value.frugal_shadow_model == "a/b"
     assert notes == ["frugalShadowModel trimmed to 'a/b' (surrounding whitespace removed)"]
 
 
 def test_heal_soft_without_hard() -> None:
     value, notes = heal(ShadowMindSettings(sessionShadowSoftBudgetChars=10, frugalShadowModel="a/b"))
     # soft goes (no hard), then frugal goes (no soft)
-    assert (value.sessionShadowSoftBudgetChars, value.frugalShadowModel) == (None, None)
+    assert (value.session_shadow_soft_budget_chars, value.frugal_shadow_model) == (None, None)
     assert notes == [
         "sessionShadowSoftBudgetChars (10) dropped: the soft budget needs sessionShadowHardBudgetChars",
         "frugalShadowModel (a/b) dropped: it is only used from sessionShadowSoftBudgetChars on, which is not set",
@@ -305,7 +307,7 @@ def test_values_check_accepts_heal_only_trims(value: ShadowMindSettings) -> None
     assert attrs.evolve(healed, reasoningEffortLadder=(), frugalShadowModel=None) == attrs.evolve(
         value, reasoningEffortLadder=(), frugalShadowModel=None
     )
-    assert healed.reasoningEffortLadder == tuple(entry.strip() for entry in value.reasoningEffortLadder)
+    assert healed.reasoning_effort_ladder == tuple(entry.strip() for entry in value.reasoning_effort_ladder)
 
 
 # --- with the reference host's settings service ------------------------------------------------------
@@ -340,7 +342,7 @@ def test_host_heals_a_hand_edited_document(tmp_path: Path) -> None:
         f"{NS}:\n  spinningRepeatCount: 12\n  reasoningEffortLadder: [' high', high]\n  frugalShadowModel: nope\n",
     )
     value = service.get(NS)
-    assert (value.reviewWindowSize, value.reasoningEffortLadder, value.frugalShadowModel) == (12, ("high",), None)
+    assert (value.review_window_size, value.reasoning_effort_ladder, value.frugal_shadow_model) == (12, ("high",), None)
     notes = next(d for d in service.describe() if d.namespace == NS).notes
     assert len(notes) == 3 and all(note.startswith(f"{NS}: ") for note in notes)
 
@@ -360,5 +362,60 @@ async def test_host_rejects_inconsistent_writes_with_check_messages(tmp_path: Pa
             SettingsOp.set("randomSeed", 7),
         ],
     )
-    assert value.frugalShadowModel == "deepseek/deepseek-chat"
-    assert value.randomSeed == 7
+    assert value.frugal_shadow_model == "deepseek/deepseek-chat"
+    assert value.random_seed == 7
+
+
+# --- attribute names and keys ----------------------------------------------------------------------
+
+#: A value other than the default for every key, consistent under ``check``.
+NON_DEFAULTS: dict[str, Any] = {
+    "defaultShadowTimeoutSeconds": 30,
+    "headlessDrainTimeoutSeconds": 5,
+    "resultBatchWindowMs": 0,
+    "argumentDisclosure": "full",
+    "randomSeed": 7,
+    "maxPromptChars": 1000,
+    "maxReportChars": 500,
+    "valueLoopEnabled": False,
+    "valueLoopWindowTurns": 3,
+    "reviewWindowSize": 9,
+    "spinningRepeatCount": 4,
+    "oscillationPeriods": 3,
+    "noDriftRepeatCount": 5,
+    "diminishingWindowSize": 6,
+    "diminishingNoveltyThreshold": 0.5,
+    "stagnationCooldownSeconds": 60,
+    "stagnationEscalationEnabled": True,
+    "reasoningEffortLadder": ["high"],
+    "sessionShadowSoftBudgetChars": 100,
+    "sessionShadowHardBudgetChars": 200,
+    "frugalShadowModel": "a/b",
+    "staleReportDecay": 0.25,
+    "collapsedByDefault": False,
+}
+
+
+def test_attributes_are_snake_case_behind_camel_case_keys(tmp_path: Path) -> None:
+    for field in attrs.fields(ShadowMindSettings):
+        key = settings_key(field)
+        assert re.fullmatch(r"[a-z][a-z0-9]*(_[a-z0-9]+)+", field.name), field.name
+        assert re.fullmatch(r"[a-z][a-z0-9]*([A-Z][a-z0-9]+)+", key), key
+        assert key == re.sub(r"_([a-z0-9])", lambda m: m.group(1).upper(), field.name)
+    assert set(NON_DEFAULTS) == set(REFERENCE_DEFAULTS)
+
+    document = "".join(f"  {key}: {json.dumps(value)}\n" for key, value in NON_DEFAULTS.items())
+    service = _service(tmp_path, f"{NS}:\n{document}")
+    value = service.get(NS)
+    descriptor = next(d for d in service.describe() if d.namespace == NS)
+    assert (descriptor.notes, descriptor.problems) == ((), ())
+    for field in attrs.fields(ShadowMindSettings):
+        expected = NON_DEFAULTS[settings_key(field)]
+        assert getattr(value, field.name) == (tuple(expected) if isinstance(expected, list) else expected), field.name
+
+    # the attribute name is not a key
+    service = _service(tmp_path, f"{NS}:\n  max_report_chars: 5\n")
+    assert service.get(NS).max_report_chars == 0
+    assert next(d for d in service.describe() if d.namespace == NS).problems == (
+        f"unknown field {NS}.max_report_chars ignored",
+    )
