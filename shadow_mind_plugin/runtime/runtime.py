@@ -2,9 +2,9 @@
 routing of host events to them.
 
 Hook entry points (``on_*``) are called from host observers: they never block
-and never append; work is started with ``host.spawn``. The owner-level
-operations that span paths live here too: creating and releasing a root's
-state, and advancing its epoch (:meth:`ShadowRuntime.cancel_owner`).
+and never append; work is started with ``host.spawn``. Operations on a root
+that span paths (creating and releasing its state, advancing its epoch) are
+in :mod:`.owners`; what a person can ask for is in :mod:`.controls`.
 """
 
 from __future__ import annotations
@@ -81,10 +81,6 @@ class ShadowRuntime:
     @property
     def registry(self) -> ShadowRegistry:
         return self.ctx.registry
-
-    @property
-    def stopped(self) -> bool:
-        return self.ctx.stopped
 
     def settings(self) -> ShadowMindSettings:
         return self.ctx.settings()
