@@ -132,7 +132,7 @@ def _render_timeline(run: Mapping[str, Any]) -> list[str]:
     for item in run["discarded_bodies"]:
         out.append(
             f"  {_fmt(item.get('time'))}  {BODY_DISCARDED_EVENT:<27} status {_fmt(item.get('status'))}, "
-            f"{_fmt(item.get('discardedBodyChars'))} chars discarded"
+            f"{_fmt(item.get('discarded_body_chars'))} chars discarded"
         )
     for item in run["other_records"]:
         out.append(f"  {_fmt(item.get('time'))}  {item.get('event')}")

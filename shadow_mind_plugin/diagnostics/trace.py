@@ -31,7 +31,7 @@ QUALITY_FIELDS: Final = (
     "capture", "context", "think_first", "tool_names", "stop_reason", "error", "deliberation_chars", "tools",
 )
 STAGNATION_FIELDS: Final = ("time", "patterns", "action", "cooldown_until", "reasoning_effort", "trigger")
-DISCARDED_FIELDS: Final = ("time", "status", "discardedBodyChars", "discardedBodyHash")
+DISCARDED_FIELDS: Final = ("time", "status", "discarded_body_chars", "discarded_body_hash")
 VALUE_LOOP_SHOWN: Final = ("time", "classification", "relayed_at_seq", "refs", "observed_through_seq")
 
 

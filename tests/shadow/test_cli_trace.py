@@ -372,7 +372,7 @@ def test_trace_renders_cancellations_stagnation_and_discarded_bodies(tmp_path: P
         _record("child-started", run, child_session_id="child-1", stage="start"),
         _record("run-cancellation-requested", run, child_session_id="child-1", reason_code="USER_MESSAGE_RECEIVED", cancellation_source="user-input"),
         json.dumps({"event": "quality-metadata", "time": "2026-01-01T00:00:01.000Z", "run_id": run, "status": "stagnation", "patterns": ["spinning"], "action": "cooldown", "cooldown_until": "2026-01-01T00:10:00.000Z"}) + "\n",
-        json.dumps({"event": "non-report-body-discarded", "time": "2026-01-01T00:00:02.000Z", "run_id": run, "status": "silent", "discardedBodyChars": 42, "discardedBodyHash": "ab" * 32}) + "\n",
+        json.dumps({"event": "non-report-body-discarded", "time": "2026-01-01T00:00:02.000Z", "run_id": run, "status": "silent", "discarded_body_chars": 42, "discarded_body_hash": "ab" * 32}) + "\n",
         _record("run-finished", run, child_session_id="child-1", phase="aborted", reason_code="USER_MESSAGE_RECEIVED", cancellation_source="user-input", provider_stop_reason="aborted", error="cancelled at /srv/secret/place"),
         _record("run-admitted", "run-abc123zzz", stage="prepare"),
         '{"event":"run-fin',
@@ -394,3 +394,45 @@ def test_trace_renders_cancellations_stagnation_and_discarded_bodies(tmp_path: P
     assert cli.main(["trace", "run-abc123", "--home", str(home)]) == 1
     err = capsys.readouterr().err
     assert "'run-abc123' is ambiguous" in err and "run-abc123xyz (run)" in err and "run-abc123zzz (run)" in err
+
+
+#: debug on: the reviewer answers ``silent`` but sends a body anyway
+SILENT_SCRIPT = """
+models:
+  - {id: root-model, context_window: 128000}
+  - {id: shadow-model, context_window: 64000}
+responses:
+  - match: {model: root-model, depth: 0, last_user_contains: "check"}
+    reply:
+      tool_calls: [{name: read, arguments: {path: notes.txt}}]
+  - match: {model: root-model, depth: 0, last_user_contains: "check"}
+    reply: {text: "Checked."}
+  - match: {model: shadow-model, depth: 1, has_tools: [structured_output]}
+    reply:
+      tool_calls:
+        - name: structured_output
+          arguments: {status: silent, content: "BODY-TEXT nothing to add"}
+"""
+
+
+async def _populate_silent(tmp: Path) -> tuple[Path, str]:
+    home = tmp / "home"
+    write_definition(home, name="Deploy Shadow", extra="debug: true\n" + ROUTE)
+    async with shadow_host(tmp, SILENT_SCRIPT, home=home) as (host, _adapter, runtime):
+        root = await new_root(host)
+        root.followup(create_user_message("please check the notes"))
+        await settle(host, root)
+        last = runtime.owners[root.id].governance.last_run
+        assert last is not None and last.phase == "silent"
+        return home, last.run_id
+
+
+def test_trace_shows_the_size_of_a_discarded_body(tmp_path: Path) -> None:
+    """The runtime journals ``discarded_body_chars``; the trace prints that count
+    (it used to read a camelCase key the runtime never writes)."""
+    home, run_id = trio.run(_populate_silent, tmp_path)
+    result = harness("shadow", "trace", run_id, home=home)
+    assert result.returncode == 0, result.stderr
+    assert "non-report-body-discarded" in result.stdout
+    assert "status silent, 24 chars discarded" in result.stdout
+    assert "BODY-TEXT" not in result.stdout
