@@ -8,6 +8,8 @@ from pathlib import Path
 
 import attrs
 
+from hookspecs.layout import SESSIONS_DIR
+
 
 def resolve_dsh_home(environ: Mapping[str, str] | None = None) -> Path:
     env = os.environ if environ is None else environ
@@ -23,7 +25,7 @@ class HostPaths:
 
     @property
     def sessions_dir(self) -> Path:
-        return self.dsh_home / "sessions"
+        return self.dsh_home / SESSIONS_DIR
 
     @property
     def settings_file(self) -> Path:

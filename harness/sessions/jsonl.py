@@ -17,10 +17,9 @@ import attrs
 
 from hookspecs.errors import SessionFormatError
 from hookspecs.fsutil import FILE_MODE, ensure_private_dir
+from hookspecs.layout import SESSION_HEADER_TYPE
 from hookspecs.values import SESSION_FORMAT_VERSION, SessionEvent, SessionHeader, dumps_compact
 from hookspecs.values.wire import make_converter, structure
-
-SESSION_FILE = "session.jsonl"
 
 _HEADER_CONVERTER = make_converter()
 
@@ -39,7 +38,7 @@ class _HeaderLine:
 
 def header_to_json(header: SessionHeader) -> dict[str, Any]:
     out: dict[str, Any] = {
-        "type": "session",
+        "type": SESSION_HEADER_TYPE,
         "version": header.version,
         "id": header.id,
         "created_at": header.created_at,
@@ -177,7 +176,7 @@ def _parse_header(line: bytes, label: str) -> SessionHeader:
     parsed: _HeaderLine = structure(
         _HEADER_CONVERTER, obj, _HeaderLine, where=f"{label}:1 header", error=SessionFormatError
     )
-    if parsed.type != "session":
+    if parsed.type != SESSION_HEADER_TYPE:
         raise SessionFormatError(f"{label}:1: header type must be 'session'")
     if parsed.version > SESSION_FORMAT_VERSION:
         raise SessionFormatError(

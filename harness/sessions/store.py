@@ -10,21 +10,21 @@ from pathlib import Path
 
 from hookspecs.errors import SessionError, SessionFormatError
 from hookspecs.fsutil import ensure_private_dir
+from hookspecs.layout import SESSION_FILE, SESSION_ID_PATTERN, SESSIONS_DIR
 from hookspecs.protocols import SessionSummary
 from hookspecs.values import EventTypes, SessionEvent, SessionHeader
 
-from .jsonl import SESSION_FILE, JsonlWriter, count_events, read_header, read_log, truncate_torn_tail
+from .jsonl import JsonlWriter, count_events, read_header, read_log, truncate_torn_tail
 from .log import SessionLog
 from .repair import closing_events
 
-_SESSION_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,127}$")
 _EVENT_TYPE = re.compile(r"^[a-z][a-z0-9-]*(?:/[a-z0-9][a-z0-9-]*)+$")
 
 PublishFn = Callable[[SessionLog, SessionEvent], None]
 
 
 def check_session_id(session_id: str) -> str:
-    if not _SESSION_ID.match(session_id) or ".." in session_id:
+    if not SESSION_ID_PATTERN.match(session_id) or ".." in session_id:
         raise SessionError(f"invalid session id {session_id!r}", code="INVALID_SESSION_ID")
     return session_id
 
@@ -108,7 +108,7 @@ class SessionStore:
         if session_id in self._live:
             raise SessionError(f"session {session_id} is already open", code="SESSION_OPEN")
         path = self.path_for(session_id)
-        loaded = read_log(path, is_known=self.is_known_type, where=f"sessions/{session_id}/{SESSION_FILE}")
+        loaded = read_log(path, is_known=self.is_known_type, where=f"{SESSIONS_DIR}/{session_id}/{SESSION_FILE}")
         if loaded.torn_tail:
             self._logger.warning("session %s: dropped a torn last line left by a crash", session_id)
             truncate_torn_tail(path, loaded.intact_bytes)
@@ -136,7 +136,7 @@ class SessionStore:
         if live is not None:
             return live.header, live.events
         loaded = read_log(
-            self.path_for(session_id), is_known=self.is_known_type, where=f"sessions/{session_id}/{SESSION_FILE}"
+            self.path_for(session_id), is_known=self.is_known_type, where=f"{SESSIONS_DIR}/{session_id}/{SESSION_FILE}"
         )
         return loaded.header, loaded.events
 

@@ -7,24 +7,18 @@ running host; these readers work on the files alone.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any, Final
 
 import attrs
 
+from hookspecs.layout import SESSION_FILE, SESSION_HEADER_TYPE, SESSION_ID_PATTERN, SESSIONS_DIR
 from hookspecs.values import EventTypes
 
 from ..core.clock import iso
 from ..vocabulary import CHILD_LABEL_PREFIX, REPORT_SOURCE_KIND
 from .jsonl import parse_line, read_objects
-
-# The host's log layout (harness/sessions/jsonl.py, store.py): the plugin cannot import the host.
-SESSIONS_DIR: Final = "sessions"
-SESSION_FILE: Final = "session.jsonl"
-SESSION_HEADER_TYPE: Final = "session"
-SESSION_ID: Final = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,127}$")
 
 #: The provenance fields of one relayed report.
 RELAY_FIELDS: Final = ("run_id", "shadow_id", "child_session_id", "captured_through_seq", "verdict", "severity", "refs")
@@ -32,7 +26,7 @@ RELAY_FIELDS: Final = ("run_id", "shadow_id", "child_session_id", "captured_thro
 
 def is_session_id(text: str) -> bool:
     """Whether ``text`` can name a session directory (the host's id alphabet)."""
-    return bool(SESSION_ID.match(text)) and ".." not in text
+    return bool(SESSION_ID_PATTERN.match(text)) and ".." not in text
 
 
 def iso_ms(epoch_ms: Any) -> str:
@@ -71,7 +65,7 @@ class SessionLogs:
             entries = sorted(self.root.iterdir())
         except OSError:
             return []
-        return [entry.name for entry in entries if (entry / SESSION_FILE).is_file() and SESSION_ID.match(entry.name)]
+        return [entry.name for entry in entries if (entry / SESSION_FILE).is_file() and SESSION_ID_PATTERN.match(entry.name)]
 
     def header(self, session_id: str) -> dict[str, Any] | None:
         if session_id not in self._headers:
