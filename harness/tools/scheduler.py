@@ -3,11 +3,13 @@ anything else is a barrier; results are committed in model order."""
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any
 
 import trio
 
+from hookspecs.scrub import scrub_text
 from hookspecs.values import (
     CancelToken,
     EventTypes,
@@ -19,10 +21,12 @@ from hookspecs.values import (
     message_to_json,
 )
 
+from ..sessions.history import committed_message
 from . import pipeline
 
 if TYPE_CHECKING:
     from ..runtime import LoopAgentView
+    from ..sessions.log import SessionLog
 
 
 def plan_groups(calls: Sequence[ToolCallBlock], is_safe: Callable[[str], bool], max_parallel: int) -> list[list[int]]:
@@ -77,6 +81,31 @@ def result_event(execution: ToolExecution, result: ToolResult) -> dict[str, Any]
     return data
 
 
+#: the error code of a result that stands in for one the log could not take
+NOT_RECORDED = "RESULT_NOT_RECORDED"
+
+
+def commit_result(session: SessionLog, execution: ToolExecution, result: ToolResult, logger: logging.Logger) -> Message:
+    """Append the call's ``tool/result`` and return its message as committed.
+
+    A result the log refuses (its ``meta`` is not JSON, say) is replaced by a
+    ``RESULT_NOT_RECORDED`` error result, so the call is still answered exactly
+    once; only a failed write (nothing more can be recorded) escapes.
+    """
+    data = result_event(execution, result)
+    try:
+        event = session.append(EventTypes.TOOL_RESULT, data)
+    except Exception as exc:
+        if session.write_failure is not None:
+            raise
+        reason = scrub_text(str(exc) or type(exc).__name__)
+        logger.warning("tool %s: its result could not be recorded: %s", execution.name, reason)
+        text = f"the result of tool {execution.name!r} could not be recorded ({reason}); the call may have had effects"
+        data = result_event(execution, ToolResult.failure(NOT_RECORDED, text))
+        event = session.append(EventTypes.TOOL_RESULT, data)
+    return committed_message(event, data)
+
+
 async def run_tool_calls(
     agent: LoopAgentView, turn: int, step: int, calls: Sequence[ToolCallBlock], token: CancelToken
 ) -> bool:
@@ -94,17 +123,7 @@ async def run_tool_calls(
         while committed < len(calls) and committed in results:
             execution, result = executions[committed], results[committed]
             rt.hooks.tool_result(execution, result)
-            session.append(EventTypes.TOOL_RESULT, result_event(execution, result))
-            agent.history.append(
-                Message(
-                    id=f"result-{execution.call_id}",
-                    role="tool",
-                    content=(
-                        ToolResultBlock(tool_call_id=execution.call_id, content=result.content, is_error=result.is_error),
-                    ),
-                    source={"kind": "tool", "call_id": execution.call_id},
-                )
-            )
+            agent.history.append(commit_result(session, execution, result, rt.logger))
             concluded = concluded or result.concludes_turn
             committed += 1
 
