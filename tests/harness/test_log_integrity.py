@@ -18,11 +18,10 @@ import trio
 
 from harness.sessions import SessionStore
 from harness.sessions.jsonl import read_log
-from hookspecs import hookimpl
 from hookspecs.errors import SessionError
-from hookspecs.values import AgentOptions, SessionHeader, ToolDefinition, ToolResult, create_user_message
+from hookspecs.values import AgentOptions, SessionHeader, ToolResult, create_user_message
 
-from .helpers import new_root, poll_until, scripted_host
+from .helpers import ToolsPlugin, new_root, no_args_tool, poll_until, scripted_host, scripted_profile
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -49,17 +48,6 @@ def answered(events: Any) -> None:
 
 
 # --- the CLI in real processes ------------------------------------------------------------
-
-
-def scripted_profile(tmp_path: Path, script: str) -> Path:
-    script_path = tmp_path / "script.yml"
-    script_path.write_text(script)
-    profile = tmp_path / "profile.yml"
-    profile.write_text(
-        f"- id: llm\n  name: scripted-llm\n  config: {{script: {script_path}}}\n"
-        "- id: agent-loop\n  name: agent-loop\n  config: {model: scripted/x}\n"
-    )
-    return profile
 
 
 def harness_cmd(profile: Path, *args: str) -> list[str]:
@@ -344,27 +332,13 @@ async def test_undecodable_file_names_are_escaped_and_every_call_answered(tmp_pa
     assert [e.data for e in loaded.events] == [e.data for e in events]
 
 
-class BadMetaTool:
-    """A plugin tool whose result cannot be recorded as it is (meta holds a tuple)."""
-
-    @hookimpl
-    def dsh_register_tools(self, register: Any) -> None:
-        async def execute(args: dict[str, Any], ctx: Any) -> ToolResult:
-            return ToolResult.text("wrote it", meta={"span": (1, 2)})
-
-        register(
-            ToolDefinition(
-                name="badmeta",
-                description="returns an unrecordable meta",
-                parameters={"type": "object", "properties": {}, "additionalProperties": False},
-                execute=execute,
-            )
-        )
+async def _unrecordable_meta(args: dict[str, Any], ctx: Any) -> ToolResult:
+    return ToolResult.text("wrote it", meta={"span": (1, 2)})  # a tuple is not JSON
 
 
 async def test_a_result_that_cannot_be_appended_is_still_answered(tmp_path: Path) -> None:
     script = "responses:\n  - reply: {tool_calls: [{name: badmeta, arguments: {}, id: b1}]}\n  - reply: {text: ok}\n"
-    async with scripted_host(tmp_path, script, plugins=[("bad", BadMetaTool())]) as (host, adapter):
+    async with scripted_host(tmp_path, script, plugins=[("bad", ToolsPlugin(no_args_tool("badmeta", _unrecordable_meta)))]) as (host, adapter):
         agent = (await new_root(host)).agent
         agent.followup(create_user_message("go"))
         await agent.when_idle()
