@@ -3,13 +3,12 @@ anything else is a barrier; results are committed in model order."""
 
 from __future__ import annotations
 
-import logging
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any
 
 import trio
 
-from hookspecs.scrub import scrub_text
+from hookspecs.errors import JsonDataError
 from hookspecs.values import (
     CancelToken,
     EventTypes,
@@ -18,6 +17,7 @@ from hookspecs.values import (
     ToolExecution,
     ToolResult,
     ToolResultBlock,
+    check_json,
     message_to_json,
 )
 
@@ -26,7 +26,6 @@ from . import pipeline
 
 if TYPE_CHECKING:
     from ..runtime import LoopAgentView
-    from ..sessions.log import SessionLog
 
 
 def plan_groups(calls: Sequence[ToolCallBlock], is_safe: Callable[[str], bool], max_parallel: int) -> list[list[int]]:
@@ -85,25 +84,24 @@ def result_event(execution: ToolExecution, result: ToolResult) -> dict[str, Any]
 NOT_RECORDED = "RESULT_NOT_RECORDED"
 
 
-def commit_result(session: SessionLog, execution: ToolExecution, result: ToolResult, logger: logging.Logger) -> Message:
-    """Append the call's ``tool/result`` and return its message as committed.
+def commit_result(agent: LoopAgentView, execution: ToolExecution, result: ToolResult) -> Message:
+    """Tell ``dsh_tool_result``, append the call's ``tool/result`` and return its
+    message as committed.
 
-    A result the log refuses (its ``meta`` is not JSON, say) is replaced by a
-    ``RESULT_NOT_RECORDED`` error result, so the call is still answered exactly
-    once; only a failed write (nothing more can be recorded) escapes.
+    A result the log would refuse (its ``meta`` is not JSON, say) is replaced,
+    before anyone sees it, by a ``RESULT_NOT_RECORDED`` error result naming the
+    fault, so the call is still answered exactly once.
     """
     data = result_event(execution, result)
     try:
-        event = session.append(EventTypes.TOOL_RESULT, data)
-    except Exception as exc:
-        if session.write_failure is not None:
-            raise
-        reason = scrub_text(str(exc) or type(exc).__name__)
-        logger.warning("tool %s: its result could not be recorded: %s", execution.name, reason)
-        text = f"the result of tool {execution.name!r} could not be recorded ({reason}); the call may have had effects"
-        data = result_event(execution, ToolResult.failure(NOT_RECORDED, text))
-        event = session.append(EventTypes.TOOL_RESULT, data)
-    return committed_message(event, data)
+        check_json(data, f"tool {execution.name!r} result")
+    except JsonDataError as exc:
+        agent.runtime.logger.warning("tool %s: its result cannot be recorded: %s", execution.name, exc)
+        text = f"the result of tool {execution.name!r} could not be recorded ({exc}); the call may have had effects"
+        result = ToolResult.failure(NOT_RECORDED, text)
+        data = result_event(execution, result)
+    agent.runtime.hooks.tool_result(execution, result)
+    return committed_message(agent.session.append(EventTypes.TOOL_RESULT, data), data)
 
 
 async def run_tool_calls(
@@ -122,8 +120,7 @@ async def run_tool_calls(
         nonlocal committed, concluded
         while committed < len(calls) and committed in results:
             execution, result = executions[committed], results[committed]
-            rt.hooks.tool_result(execution, result)
-            agent.history.append(commit_result(session, execution, result, rt.logger))
+            agent.history.append(commit_result(agent, execution, result))
             concluded = concluded or result.concludes_turn
             committed += 1
 
