@@ -30,7 +30,7 @@ if TYPE_CHECKING:
     from .clock import HostClock
     from .hook_facade import HostHooks
     from .llm.service import LlmService
-    from .sessions import SessionStore
+    from .sessions import SessionLog, SessionStore
     from .tools.registry import ToolRegistry
 
 
@@ -65,6 +65,11 @@ class LoopAgentView(Agent, Protocol):
 
     @property
     def scope(self) -> AgentScopeImpl: ...
+
+    @property
+    def session(self) -> SessionLog:
+        """The agent's live log (the contract's ``Session``, plus its write state)."""
+        ...
 
     @property
     def history(self) -> list[Message]:

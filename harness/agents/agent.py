@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING
 
 import trio
 
-from hookspecs.errors import AgentError, LlmError
+from hookspecs.errors import AgentError, LlmError, SessionError
 from hookspecs.scrub import scrub_text
 from hookspecs.values import (
     AgentOptions,
@@ -243,14 +243,20 @@ class LoopAgent:
             reason = CancelCause(by="disposed").to_json()
             raise
         except Exception as exc:  # a bug or a plugin fault: the turn still ends
+            failure = session.write_failure
+            if failure is not None:
+                # the log cannot record anything more: stop the driver with the one
+                # error that names the session (resume closes the turn as interrupted)
+                raise SessionError(failure.message, code=failure.code) from None
             self.runtime.logger.exception("turn %s of agent %s failed", turn, self.id)
             reason = {"kind": "error", "error": {"message": scrub_text(str(exc) or type(exc).__name__), "code": "INTERNAL"}}
         finally:
             self._turn_scope = None
             self._turn_token = None
             self._cancel_cause = None
-            session.append(EventTypes.TURN_END, {"turn": turn, "reason": reason})
-            session.sync()
+            if session.write_failure is None:
+                session.append(EventTypes.TURN_END, {"turn": turn, "reason": reason})
+                session.sync()
 
     async def shutdown(self) -> None:
         """Stop the driver: abort the active turn, drop the inbox, wait for quiescence."""

@@ -37,6 +37,7 @@ from hookspecs.values import (
 )
 from hookspecs.values.messages import new_message_id
 
+from ..sessions.history import committed_message
 from ..tools.scheduler import run_tool_calls
 
 if TYPE_CHECKING:
@@ -97,8 +98,8 @@ async def run_step(
     session.append(EventTypes.STEP_START, {"turn": turn, "step": step})
     try:
         for message in messages:
-            session.append(EventTypes.USER_MESSAGE, {"turn": turn, "step": step, "message": message_to_json(message)})
-            agent.history.append(message)
+            entered = {"turn": turn, "step": step, "message": message_to_json(message)}
+            agent.history.append(committed_message(session.append(EventTypes.USER_MESSAGE, entered), entered, message))
         assembly = rt.prompt.assemble(cwd=agent.cwd, scoped=agent.scope.system_prompt, tools=rt.tools.visible(agent))
         assembly = await rt.hooks.system_prompt_assemble(agent, assembly)
         config = await rt.hooks.agent_request(agent, turn, step, base_config(agent))
@@ -259,6 +260,6 @@ async def stream_response(
                 data["stop"] = draft.finish
             if not complete:
                 data["interrupted"] = True
-            session.append(EventTypes.ASSISTANT_MESSAGE, data)
+            message = committed_message(session.append(EventTypes.ASSISTANT_MESSAGE, data), data, message)
             agent.history.append(message)
     return message, draft.finish

@@ -1,25 +1,31 @@
 """JSONL persistence: ``<dsh_home>/sessions/<id>/session.jsonl``.
 
 Line 1 is the header (``{"type": "session", ...}``); every further line is one
-event ``{"type", "seq", "time", "data"[, "ignorable": true]}``. Writes append
-one line and flush; a crash can only tear the last line, which load drops.
+event ``{"type", "seq", "time", "data"[, "ignorable": true]}``. An append writes
+its whole line (looping over short writes); a write that fails truncates the
+file back to its last whole line. A crash can only tear the last line, which
+load drops.
 """
 
 from __future__ import annotations
 
 import json
 import os
+import re
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any, BinaryIO
+from typing import Any
 
 import attrs
 
-from hookspecs.errors import SessionFormatError
-from hookspecs.fsutil import FILE_MODE, ensure_private_dir
-from hookspecs.layout import SESSION_HEADER_TYPE
+from hookspecs.errors import SessionError, SessionFormatError
+from hookspecs.fsutil import FILE_MODE
+from hookspecs.layout import SESSION_FILE, SESSION_HEADER_TYPE, SESSIONS_DIR
 from hookspecs.values import SESSION_FORMAT_VERSION, SessionEvent, SessionHeader, dumps_compact
 from hookspecs.values.wire import make_converter, structure
+
+#: the code of every failed write, fsync or truncation of a session file
+WRITE_FAILED = "SESSION_WRITE_FAILED"
 
 _HEADER_CONVERTER = make_converter()
 
@@ -52,49 +58,136 @@ def header_to_json(header: SessionHeader) -> dict[str, Any]:
 
 
 def event_line(event: SessionEvent) -> bytes:
+    """The event's line; raises ``UnicodeEncodeError`` for text holding lone
+    surrogates (see :func:`escape_undecodable`)."""
     out: dict[str, Any] = {"type": event.type, "seq": event.seq, "time": event.time, "data": event.data}
     if event.ignorable:
         out["ignorable"] = True
     return (dumps_compact(out) + "\n").encode("utf-8")
 
 
-class JsonlWriter:
-    """Appends lines to one session file. Not thread-safe (trio is single-threaded)."""
+_SURROGATE = re.compile("[\ud800-\udfff]")
 
-    def __init__(self, path: Path) -> None:
+
+def _escape_char(match: re.Match[str]) -> str:
+    code = ord(match.group())
+    # U+DC80..U+DCFF is how Python decodes an undecodable byte of a file name
+    # (``surrogateescape``): show the byte; any other lone surrogate by its code
+    return f"\\x{code - 0xDC00:02x}" if 0xDC80 <= code <= 0xDCFF else f"\\u{code:04x}"
+
+
+def escape_undecodable(value: Any) -> Any:
+    """JSON data with every lone surrogate in its strings (keys too) spelled as
+    text: an undecodable file-name byte as ``\\xNN`` (``caf\\xe9.txt``), any
+    other surrogate as ``\\uNNNN``. Strings without one are returned as they are."""
+    if isinstance(value, str):
+        return _SURROGATE.sub(_escape_char, value)
+    if isinstance(value, dict):
+        return {escape_undecodable(k): escape_undecodable(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [escape_undecodable(item) for item in value]
+    return value
+
+
+def write_all(fd: int, data: bytes) -> None:
+    """Write every byte of ``data`` (``os.write`` may write only part of it)."""
+    view = memoryview(data)
+    while view:
+        view = view[os.write(fd, view) :]
+
+
+class JsonlWriter:
+    """Appends lines to one session file. Not thread-safe (trio is single-threaded).
+
+    The first failed write, fsync or truncation fails the writer: the file is
+    cut back to its last whole line (when the OS lets it) and every later call
+    raises the same :class:`SessionError` (``SESSION_WRITE_FAILED``), so nothing
+    is ever appended after a line that may be torn.
+    """
+
+    def __init__(self, path: Path, *, session_id: str) -> None:
         self.path = path
-        self._handle: BinaryIO | None = None
+        self.session_id = session_id
+        self.where = f"{SESSIONS_DIR}/{session_id}/{SESSION_FILE}"
+        self._fd: int | None = None
+        self._size = 0  # bytes of whole lines: where a failed append is truncated back to
+        self._failure: SessionError | None = None
 
     @classmethod
     def create(cls, path: Path, header: SessionHeader) -> JsonlWriter:
-        ensure_private_dir(path.parent)
-        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, FILE_MODE)
-        with os.fdopen(fd, "wb") as handle:
-            handle.write((dumps_compact(header_to_json(header)) + "\n").encode("utf-8"))
-            handle.flush()
-            os.fsync(handle.fileno())
-        return cls(path)
+        """Write and fsync a new file holding only the header (never overwrites)."""
+        writer = cls(path, session_id=header.id)
+        try:
+            fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, FILE_MODE)
+        except FileExistsError:
+            raise SessionError(f"session {header.id} already exists", code="SESSION_EXISTS") from None
+        except OSError as exc:
+            raise writer._error("create", exc) from None
+        try:
+            write_all(fd, (dumps_compact(header_to_json(header)) + "\n").encode("utf-8"))
+            os.fsync(fd)
+        except OSError as exc:
+            os.close(fd)
+            path.unlink(missing_ok=True)
+            raise writer._error("create", exc) from None
+        os.close(fd)
+        return writer
 
-    def _open(self) -> BinaryIO:
-        if self._handle is None:
-            fd = os.open(self.path, os.O_WRONLY | os.O_APPEND, FILE_MODE)
-            self._handle = os.fdopen(fd, "ab", buffering=0)
-        return self._handle
+    @property
+    def failure(self) -> SessionError | None:
+        return self._failure
+
+    def _error(self, action: str, exc: OSError) -> SessionError:
+        reason = exc.strerror or str(exc) or type(exc).__name__
+        return SessionError(f"session {self.session_id}: cannot {action} {self.where}: {reason}", code=WRITE_FAILED)
+
+    def _fail(self, action: str, exc: OSError) -> SessionError:
+        self._failure = self._error(action, exc)
+        return self._failure
+
+    def _open(self) -> int:
+        if self._failure is not None:
+            raise SessionError(self._failure.message, code=WRITE_FAILED)
+        if self._fd is None:
+            try:
+                fd = os.open(self.path, os.O_WRONLY | os.O_APPEND, FILE_MODE)
+            except OSError as exc:
+                raise self._fail("append to", exc) from None
+            self._size = os.fstat(fd).st_size
+            self._fd = fd
+        return self._fd
 
     def write(self, line: bytes) -> None:
-        self._open().write(line)
+        """Append one whole line, or raise with the file cut back to its last whole line."""
+        fd = self._open()
+        try:
+            write_all(fd, line)
+        except OSError as exc:
+            error = self._fail("append to", exc)
+            try:
+                os.ftruncate(fd, self._size)
+            except OSError:
+                pass  # the torn tail has no newline: the loader drops it
+            raise error from None
+        self._size += len(line)
 
     def sync(self) -> None:
-        if self._handle is not None:
-            os.fsync(self._handle.fileno())
+        if self._fd is not None and self._failure is None:
+            try:
+                os.fsync(self._fd)
+            except OSError as exc:
+                raise self._fail("sync", exc) from None
 
     def close(self) -> None:
-        if self._handle is not None:
-            try:
-                os.fsync(self._handle.fileno())
-            finally:
-                self._handle.close()
-                self._handle = None
+        """fsync and close; after a failure (already reported) it only closes."""
+        fd = self._fd
+        if fd is None:
+            return
+        try:
+            self.sync()
+        finally:
+            self._fd = None
+            os.close(fd)
 
 
 @attrs.frozen(kw_only=True)
@@ -198,10 +291,13 @@ def _parse_header(line: bytes, label: str) -> SessionHeader:
 
 def truncate_torn_tail(path: Path, intact_bytes: int) -> None:
     """Drop a torn last line so later appends start on a clean line."""
-    with open(path, "r+b") as handle:
-        handle.truncate(intact_bytes)
-        handle.flush()
-        os.fsync(handle.fileno())
+    try:
+        with open(path, "r+b") as handle:
+            handle.truncate(intact_bytes)
+            handle.flush()
+            os.fsync(handle.fileno())
+    except OSError as exc:
+        raise SessionError(f"{path}: cannot drop the torn last line: {exc.strerror or exc}", code=WRITE_FAILED) from None
 
 
 def count_events(path: Path) -> int:

@@ -9,7 +9,8 @@ from hookspecs.errors import SessionError
 from hookspecs.values import SessionEvent, SessionHeader, check_json
 
 from .events_view import EventsView
-from .jsonl import JsonlWriter, event_line
+from .jsonl import JsonlWriter, escape_undecodable, event_line
+from .lock import SessionLock
 
 
 class LogOwner(Protocol):
@@ -36,7 +37,12 @@ class SessionLog:
     ``append`` validates, writes the line, commits in memory, then publishes to
     ``dsh_session_event`` observers synchronously. While any observer runs, every
     append is refused: an observer that appended would reorder the feed other
-    observers see.
+    observers see. Text that UTF-8 cannot encode (lone surrogates: undecodable
+    file names) is escaped before the line is written, and the committed event
+    holds the escaped data (see :func:`~harness.sessions.jsonl.escape_undecodable`).
+    A write that fails raises ``SESSION_WRITE_FAILED`` and commits nothing.
+
+    The log holds its session's OS lock (``lock``) until it is closed.
     """
 
     def __init__(
@@ -47,12 +53,14 @@ class SessionLog:
         store: LogOwner,
         writer: JsonlWriter | None,
         now_ms: Callable[[], float],
+        lock: SessionLock | None = None,
     ) -> None:
         self._header = header
         self._events = events
         self._store = store
         self._writer = writer
         self._now_ms = now_ms
+        self._lock = lock
         self._closed = False
 
     # --- reading ---------------------------------------------------------------------
@@ -80,6 +88,12 @@ class SessionLog:
     def closed(self) -> bool:
         return self._closed
 
+    @property
+    def write_failure(self) -> SessionError | None:
+        """The error of the write that failed this log (every later append raises
+        it again), or None while the file and the log agree."""
+        return self._writer.failure if self._writer is not None else None
+
     # --- writing ---------------------------------------------------------------------
 
     def append(self, type: str, data: Any, *, ignorable: bool = False) -> SessionEvent:
@@ -102,8 +116,15 @@ class SessionLog:
         event = SessionEvent(
             type=type, seq=len(self._events), time=self._now_ms(), data=data, ignorable=ignorable or registered
         )
+        try:
+            line = event_line(event)
+        except UnicodeEncodeError:
+            event = SessionEvent(
+                type=type, seq=event.seq, time=event.time, data=escape_undecodable(data), ignorable=event.ignorable
+            )
+            line = event_line(event)
         if self._writer is not None:
-            self._writer.write(event_line(event))
+            self._writer.write(line)
         self._events.append(event)
         store.publish(self, event)
         return event
@@ -113,9 +134,14 @@ class SessionLog:
         if self._writer is not None:
             self._writer.sync()
 
-    def close(self) -> None:
+    def close(self, *, remove_lock: bool = False) -> None:
+        """fsync, close the file and release the session lock (idempotent)."""
         if self._closed:
             return
         self._closed = True
-        if self._writer is not None:
-            self._writer.close()
+        try:
+            if self._writer is not None:
+                self._writer.close()
+        finally:
+            if self._lock is not None:
+                self._lock.release(remove=remove_lock)

@@ -4,6 +4,10 @@ A crash leaves at most an open turn: tool calls without results, a step
 without ``step/end``, a turn without ``turn/end``. Repair appends (never
 rewrites) error results for unanswered calls, the missing ``step/end`` and a
 ``turn/end`` with reason ``interrupted`` — no committed event is lost.
+
+An older host could also leave a call unanswered in a turn that did end (its
+``tool/result`` append failed): repair answers those first, with a
+``RESULT_NOT_RECORDED`` error result carrying the call's turn and step.
 """
 
 from __future__ import annotations
@@ -16,6 +20,8 @@ from hookspecs.values.messages import Message, message_to_json
 
 INTERRUPTED_CODE = "INTERRUPTED"
 INTERRUPTED_TEXT = "The session stopped before this tool call finished; its result is unknown."
+NOT_RECORDED_CODE = "RESULT_NOT_RECORDED"
+NOT_RECORDED_TEXT = "The result of this tool call was never recorded; the call may have had effects."
 
 
 def closing_events(events: Iterable[SessionEvent]) -> list[tuple[str, dict[str, Any]]]:
@@ -24,17 +30,20 @@ def closing_events(events: Iterable[SessionEvent]) -> list[tuple[str, dict[str, 
     open_step: int | None = None
     step_of_turn = 0
     pending: dict[str, tuple[str, int]] = {}  # call id -> (tool name, step)
+    orphans: dict[str, tuple[int, str, int]] = {}  # unanswered in an ended turn: call id -> (turn, name, step)
     for event in events:
         etype = event.type
         data = event.data if isinstance(event.data, dict) else {}
         if etype == EventTypes.TURN_START:
+            _orphan(orphans, open_turn, pending)
             open_turn = _int(data.get("turn"), 0)
             open_step = None
-            pending.clear()
         elif etype == EventTypes.TURN_END:
+            _orphan(orphans, open_turn, pending)
             open_turn = None
             open_step = None
-            pending.clear()
+        elif etype == EventTypes.TOOL_RESULT and open_turn is None:
+            orphans.pop(str(data.get("call_id")), None)
         elif open_turn is None:
             continue
         elif etype == EventTypes.STEP_START:
@@ -50,10 +59,14 @@ def closing_events(events: Iterable[SessionEvent]) -> list[tuple[str, dict[str, 
             if isinstance(call_id, str):
                 pending[call_id] = (str(data.get("name", "unknown-tool")), _int(data.get("step"), step_of_turn))
         elif etype == EventTypes.TOOL_RESULT:
-            pending.pop(str(data.get("call_id")), None)
-    if open_turn is None:
-        return []
+            call_id = str(data.get("call_id"))
+            if pending.pop(call_id, None) is None:
+                orphans.pop(call_id, None)
     out: list[tuple[str, dict[str, Any]]] = []
+    for call_id, (turn, name, step) in orphans.items():
+        out.append((EventTypes.TOOL_RESULT, error_result(turn, step, call_id, name, NOT_RECORDED_CODE, NOT_RECORDED_TEXT)))
+    if open_turn is None:
+        return out
     for call_id, (name, step) in pending.items():
         out.append((EventTypes.TOOL_RESULT, interrupted_result(open_turn, step, call_id, name)))
     if open_step is not None:
@@ -62,11 +75,24 @@ def closing_events(events: Iterable[SessionEvent]) -> list[tuple[str, dict[str, 
     return out
 
 
+def _orphan(orphans: dict[str, tuple[int, str, int]], turn: int | None, pending: dict[str, tuple[str, int]]) -> None:
+    """Calls still pending when their turn ended (or a new one began) are orphans."""
+    if turn is not None:
+        for call_id, (name, step) in pending.items():
+            orphans.setdefault(call_id, (turn, name, step))
+    pending.clear()
+
+
 def interrupted_result(turn: int, step: int, call_id: str, name: str) -> dict[str, Any]:
+    return error_result(turn, step, call_id, name, INTERRUPTED_CODE, INTERRUPTED_TEXT)
+
+
+def error_result(turn: int, step: int, call_id: str, name: str, code: str, text: str) -> dict[str, Any]:
+    """``tool/result`` data answering ``call_id`` with an error written by repair."""
     message = Message(
         id=f"repair-{call_id}",
         role="tool",
-        content=(ToolResultBlock(tool_call_id=call_id, content=(TextBlock(text=INTERRUPTED_TEXT),), is_error=True),),
+        content=(ToolResultBlock(tool_call_id=call_id, content=(TextBlock(text=text),), is_error=True),),
         source={"kind": "tool", "call_id": call_id},
     )
     return {
@@ -75,7 +101,7 @@ def interrupted_result(turn: int, step: int, call_id: str, name: str) -> dict[st
         "call_id": call_id,
         "name": name,
         "message": message_to_json(message),
-        "error": {"code": INTERRUPTED_CODE, "message": INTERRUPTED_TEXT},
+        "error": {"code": code, "message": text},
     }
 
 

@@ -15,6 +15,7 @@ from hookspecs.protocols import SessionSummary
 from hookspecs.values import EventTypes, SessionEvent, SessionHeader
 
 from .jsonl import JsonlWriter, count_events, read_header, read_log, truncate_torn_tail
+from .lock import SessionLock
 from .log import SessionLog
 from .repair import closing_events
 
@@ -92,34 +93,54 @@ class SessionStore:
         path = self.path_for(header.id)
         if path.exists() or header.id in self._live:
             raise SessionError(f"session {header.id} already exists", code="SESSION_EXISTS")
-        ensure_private_dir(self.sessions_dir)
-        writer = JsonlWriter.create(path, header)
-        log = SessionLog(header=header, events=[], store=self, writer=writer, now_ms=self._now_ms)
+        ensure_private_dir(path.parent)
+        lock = SessionLock.acquire(header.id, path.parent, logger=self._logger)
+        try:
+            writer = JsonlWriter.create(path, header)
+        except BaseException:
+            lock.release()
+            raise
+        log = SessionLog(header=header, events=[], store=self, writer=writer, now_ms=self._now_ms, lock=lock)
         self._live[header.id] = log
         return log
 
     def open(self, session_id: str) -> SessionLog:
-        """Open a persisted log for appending.
+        """Open a persisted log for appending, holding its lock until it is closed.
 
-        A torn last line (a crash mid-write; never committed) is truncated away.
-        Call :meth:`repair` once the session is published to close a turn the
-        crash left open.
+        A session another process (or another store) holds is refused with
+        ``SESSION_LOCKED``. A torn last line (a crash mid-write; never committed)
+        is truncated away. Call :meth:`repair` once the session is published to
+        close a turn the crash left open and answer unanswered tool calls.
         """
         if session_id in self._live:
             raise SessionError(f"session {session_id} is already open", code="SESSION_OPEN")
         path = self.path_for(session_id)
-        loaded = read_log(path, is_known=self.is_known_type, where=f"{SESSIONS_DIR}/{session_id}/{SESSION_FILE}")
-        if loaded.torn_tail:
-            self._logger.warning("session %s: dropped a torn last line left by a crash", session_id)
-            truncate_torn_tail(path, loaded.intact_bytes)
+        where = f"{SESSIONS_DIR}/{session_id}/{SESSION_FILE}"
+        if not path.is_file():
+            raise SessionFormatError(f"{where}: session file not found")
+        lock = SessionLock.acquire(session_id, path.parent, logger=self._logger)
+        try:
+            loaded = read_log(path, is_known=self.is_known_type, where=where)
+            if loaded.torn_tail:
+                self._logger.warning("session %s: dropped a torn last line left by a crash", session_id)
+                truncate_torn_tail(path, loaded.intact_bytes)
+        except BaseException:
+            lock.release()
+            raise
         log = SessionLog(
-            header=loaded.header, events=loaded.events, store=self, writer=JsonlWriter(path), now_ms=self._now_ms
+            header=loaded.header,
+            events=loaded.events,
+            store=self,
+            writer=JsonlWriter(path, session_id=session_id),
+            now_ms=self._now_ms,
+            lock=lock,
         )
         self._live[session_id] = log
         return log
 
     def repair(self, log: SessionLog) -> int:
-        """Append the closing events of a turn a crash left open; returns how many.
+        """Append the closing events of a turn a crash left open, and results for
+        tool calls an older host left unanswered; returns how many.
 
         Closers go through the normal append path, so observers see them.
         """
@@ -127,7 +148,7 @@ class SessionStore:
         for etype, data in closers:
             log.append(etype, data)
         if closers:
-            self._logger.warning("session %s: closed a turn interrupted by a crash", log.id)
+            self._logger.warning("session %s: closed a turn interrupted by a crash or answered lost tool results", log.id)
             log.sync()
         return len(closers)
 
@@ -150,7 +171,9 @@ class SessionStore:
 
     def discard(self, session_id: str) -> None:
         """Remove a session that was created but never published (setup failed)."""
-        self.close(session_id)
+        log = self._live.pop(session_id, None)
+        if log is not None:
+            log.close(remove_lock=True)
         path = self.path_for(session_id)
         try:
             path.unlink()

@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING, Any
 
 import trio
 
+from hookspecs.errors import JsonDataError
 from hookspecs.values import (
     CancelToken,
     EventTypes,
@@ -16,9 +17,11 @@ from hookspecs.values import (
     ToolExecution,
     ToolResult,
     ToolResultBlock,
+    check_json,
     message_to_json,
 )
 
+from ..sessions.history import committed_message
 from . import pipeline
 
 if TYPE_CHECKING:
@@ -77,6 +80,30 @@ def result_event(execution: ToolExecution, result: ToolResult) -> dict[str, Any]
     return data
 
 
+#: the error code of a result that stands in for one the log could not take
+NOT_RECORDED = "RESULT_NOT_RECORDED"
+
+
+def commit_result(agent: LoopAgentView, execution: ToolExecution, result: ToolResult) -> Message:
+    """Tell ``dsh_tool_result``, append the call's ``tool/result`` and return its
+    message as committed.
+
+    A result the log would refuse (its ``meta`` is not JSON, say) is replaced,
+    before anyone sees it, by a ``RESULT_NOT_RECORDED`` error result naming the
+    fault, so the call is still answered exactly once.
+    """
+    data = result_event(execution, result)
+    try:
+        check_json(data, f"tool {execution.name!r} result")
+    except JsonDataError as exc:
+        agent.runtime.logger.warning("tool %s: its result cannot be recorded: %s", execution.name, exc)
+        text = f"the result of tool {execution.name!r} could not be recorded ({exc}); the call may have had effects"
+        result = ToolResult.failure(NOT_RECORDED, text)
+        data = result_event(execution, result)
+    agent.runtime.hooks.tool_result(execution, result)
+    return committed_message(agent.session.append(EventTypes.TOOL_RESULT, data), data)
+
+
 async def run_tool_calls(
     agent: LoopAgentView, turn: int, step: int, calls: Sequence[ToolCallBlock], token: CancelToken
 ) -> bool:
@@ -93,18 +120,7 @@ async def run_tool_calls(
         nonlocal committed, concluded
         while committed < len(calls) and committed in results:
             execution, result = executions[committed], results[committed]
-            rt.hooks.tool_result(execution, result)
-            session.append(EventTypes.TOOL_RESULT, result_event(execution, result))
-            agent.history.append(
-                Message(
-                    id=f"result-{execution.call_id}",
-                    role="tool",
-                    content=(
-                        ToolResultBlock(tool_call_id=execution.call_id, content=result.content, is_error=result.is_error),
-                    ),
-                    source={"kind": "tool", "call_id": execution.call_id},
-                )
-            )
+            agent.history.append(commit_result(agent, execution, result))
             concluded = concluded or result.concludes_turn
             committed += 1
 

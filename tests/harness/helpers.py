@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import logging
-from collections.abc import AsyncIterator, Callable, Sequence
+from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
 from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import Any
@@ -14,7 +14,39 @@ from harness.host import HarnessHost, open_host
 from harness.llm.scripted import ScriptedAdapter
 from harness.profiles import ProfileRow
 from hookspecs.protocols import CreateAgentOptions
-from hookspecs.values import AgentOptions
+from hookspecs.values import AgentOptions, ToolDefinition
+
+
+def scripted_profile(tmp_path: Path, script: str) -> Path:
+    """A profile file (for the CLI) whose model is the scripted adapter playing ``script``."""
+    script_file = tmp_path / "script.yml"
+    script_file.write_text(script)
+    profile = tmp_path / "profile.yml"
+    profile.write_text(
+        f"- id: llm\n  name: scripted-llm\n  config: {{script: {script_file}}}\n"
+        "- id: agent-loop\n  name: agent-loop\n  config: {model: scripted/m}\n"
+    )
+    return profile
+
+
+class ToolsPlugin:
+    """Registers the given tool definitions."""
+
+    def __init__(self, *tools: ToolDefinition) -> None:
+        self.tools = tools
+
+    from hookspecs import hookimpl as _hookimpl
+
+    @_hookimpl
+    def dsh_register_tools(self, register: Any) -> None:
+        for tool in self.tools:
+            register(tool)
+
+
+def no_args_tool(name: str, execute: Callable[[dict[str, Any], Any], Awaitable[Any]], **options: Any) -> ToolDefinition:
+    """A tool without parameters (``options``: further ``ToolDefinition`` fields)."""
+    parameters = {"type": "object", "properties": {}, "additionalProperties": False}
+    return ToolDefinition(name=name, description=f"test tool {name}", parameters=parameters, execute=execute, **options)
 
 
 class AdapterPlugin:

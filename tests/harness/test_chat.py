@@ -20,7 +20,7 @@ import trio.testing
 from harness.cli.approver import preview_arguments
 from harness.cli.chat_input import LineReader
 
-from .helpers import poll_until
+from .helpers import poll_until, scripted_profile
 
 REPO = Path(__file__).resolve().parents[2]
 HELLO = "examples/profiles/scripted-hello.yml"
@@ -51,17 +51,6 @@ responses:
     repeat: true
     reply: {text: "Back again."}
 """
-
-
-def scripted_profile(tmp_path: Path, script: str) -> Path:
-    script_file = tmp_path / "script.yml"
-    script_file.write_text(script)
-    profile = tmp_path / "profile.yml"
-    profile.write_text(
-        f"- id: llm\n  name: scripted-llm\n  config: {{script: {script_file}}}\n"
-        "- id: agent-loop\n  name: agent-loop\n  config: {model: scripted/m}\n"
-    )
-    return profile
 
 
 def chat_env(home: Path) -> dict[str, str]:
