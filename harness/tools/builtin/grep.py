@@ -1,4 +1,11 @@
-"""``grep``: search file contents with a Python regular expression."""
+"""``grep``: search file contents with a regular expression, in linear time.
+
+Patterns run on RE2 (``google-re2``), which never backtracks: the time a
+search takes grows with the text, never exponentially with the pattern, so no
+pattern (``(a+)+$`` on a line of ``a``s) can block the host. RE2 accepts
+Python's syntax except backreferences (``\\1``) and lookaround (``(?=``,
+``(?<!``...); those are refused with a tool error naming the problem.
+"""
 
 from __future__ import annotations
 
@@ -8,6 +15,7 @@ from pathlib import Path
 from typing import Any
 
 import attrs
+import re2  # type: ignore[import-untyped]
 import trio
 
 from hookspecs.errors import ToolArgsError
@@ -30,7 +38,10 @@ PARAMETERS: dict[str, Any] = {
         "pattern": {
             "type": "string",
             "minLength": 1,
-            "description": "Python regular expression searched for in each line (re.search semantics).",
+            "description": (
+                "Regular expression searched for in each line (Python/RE2 syntax, re.search semantics; "
+                "no backreferences or lookaround)."
+            ),
         },
         "path": {
             "type": "string",
@@ -86,8 +97,28 @@ class _Found:
     truncated: bool
 
 
+def compile_pattern(pattern: str, *, ignore_case: bool) -> Any:
+    """``pattern`` compiled for RE2, or ``ToolArgsError`` with a one-line reason."""
+    try:
+        re.compile(pattern)
+    except re.error as exc:
+        raise ToolArgsError(f"pattern: invalid regular expression: {exc}") from None
+    options = re2.Options()
+    options.log_errors = False  # RE2 would print its own complaint on stderr
+    options.case_sensitive = not ignore_case
+    try:
+        return re2.compile(pattern, options)
+    except re2.error as exc:
+        detail = exc.args[0] if exc.args else exc
+        reason = detail.decode("utf-8", "replace") if isinstance(detail, bytes) else str(detail)
+        raise ToolArgsError(
+            f"pattern: not supported by the linear-time engine (RE2): {' '.join(reason.split())}"
+            " (backreferences and lookaround are unavailable)"
+        ) from None
+
+
 def _search(
-    regex: re.Pattern[str],
+    regex: Any,
     base: Path,
     root: Path,
     names: _NameFilter | None,
@@ -131,11 +162,7 @@ def _search(
 
 
 async def execute(args: dict[str, Any], ctx: ToolRunContext) -> ToolResult:
-    flags = re.IGNORECASE if args.get("ignore_case", False) else 0
-    try:
-        regex = re.compile(args["pattern"], flags)
-    except re.error as exc:
-        raise ToolArgsError(f"pattern: invalid regular expression: {exc}") from None
+    regex = compile_pattern(args["pattern"], ignore_case=args.get("ignore_case", False))
     names = _NameFilter.parse(args["glob"]) if "glob" in args else None
     root = workspace_root(ctx.cwd)
     base = resolve_in_workspace(root, args.get("path", "."), must_exist=True)
@@ -167,7 +194,8 @@ async def execute(args: dict[str, Any], ctx: ToolRunContext) -> ToolResult:
 TOOL = ToolDefinition(
     name="grep",
     description=(
-        "Search file contents in the workspace with a Python regular expression. "
+        "Search file contents in the workspace with a regular expression (RE2: linear time, "
+        "no backreferences or lookaround). "
         "Prints matching lines as `path:line:text`, sorted by path then line. "
         "Hidden directories (like .git) and binary files are skipped."
     ),

@@ -1,0 +1,87 @@
+"""What the built-in tools must never do to the host: a pattern that freezes
+it, a hardlink that reads past the workspace, a shell that writes outside it."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import pytest
+
+from .test_builtin_tools import FakeContext, call, call_error
+
+REPO = Path(__file__).resolve().parents[2]
+
+
+@pytest.fixture
+def ws(tmp_path: Path) -> Path:
+    root = tmp_path / "ws"
+    root.mkdir()
+    return root
+
+
+@pytest.fixture
+def ctx(ws: Path) -> FakeContext:
+    return FakeContext(cwd=ws)
+
+
+# --- grep: no pattern can block the host -------------------------------------------------
+
+GREP_SCRIPT = textwrap.dedent(
+    """
+    import sys
+    from pathlib import Path
+
+    import trio
+
+    from harness.tools.builtin.grep import TOOL
+    from hookspecs.values.cancel import CancelToken
+
+
+    class Context:
+        cwd = Path(sys.argv[1])
+        cancel = CancelToken()
+        call_id = "call-1"
+        agent = None
+
+        def conclude_turn(self):
+            pass
+
+
+    result = trio.run(TOOL.execute, {"pattern": sys.argv[2]}, Context())
+    print(result.text_content)
+    """
+)
+
+
+def test_a_catastrophic_pattern_does_not_block_the_host(tmp_path: Path) -> None:
+    # under a backtracking engine each extra "a" doubles the time: 32 of them take hours
+    (tmp_path / "evil.txt").write_text("a" * 32 + "!\n")
+    script = tmp_path / "grep_once.py"
+    script.write_text(GREP_SCRIPT)
+    done = subprocess.run(
+        [sys.executable, str(script), str(tmp_path), "(a+)+$"],
+        cwd=REPO,
+        capture_output=True,
+        text=True,
+        timeout=10,
+    )
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == "no matches"
+    assert done.stderr == ""  # the engine logs nothing of its own to the terminal
+
+
+async def test_grep_refuses_what_a_linear_engine_cannot_do(ctx: FakeContext) -> None:
+    for pattern in [r"(a)\1", "(?=x)y", "(?<!x)y"]:
+        error = await call_error("grep", {"pattern": pattern}, ctx)
+        (violation,) = error.violations
+        assert violation.startswith("pattern: not supported by the linear-time engine (RE2): "), violation
+        assert "\n" not in violation
+
+
+async def test_grep_still_matches_case_insensitively_and_on_unicode(ctx: FakeContext, ws: Path) -> None:
+    (ws / "u.txt").write_text("Grüße TODO\nnothing\n")
+    hit = await call("grep", {"pattern": r"grÜße|todo\b", "ignore_case": True}, ctx)
+    assert hit.text_content == "u.txt:1:Grüße TODO"
