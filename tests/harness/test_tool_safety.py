@@ -3,6 +3,7 @@ it, a hardlink that reads past the workspace, a shell that writes outside it."""
 
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
 import textwrap
@@ -85,3 +86,19 @@ async def test_grep_still_matches_case_insensitively_and_on_unicode(ctx: FakeCon
     (ws / "u.txt").write_text("Grüße TODO\nnothing\n")
     hit = await call("grep", {"pattern": r"grÜße|todo\b", "ignore_case": True}, ctx)
     assert hit.text_content == "u.txt:1:Grüße TODO"
+
+
+# --- hard links: a name inside, a file outside ------------------------------------------
+
+
+async def test_a_hard_link_to_an_outside_file_is_not_read(ctx: FakeContext, ws: Path, tmp_path: Path) -> None:
+    secret = tmp_path / "secret.txt"
+    secret.write_text("TOP SECRET needle\n")
+    os.link(secret, ws / "innocent.txt")
+    (ws / "plain.txt").write_text("a needle here\n")
+    error = await call_error("read", {"path": "innocent.txt"}, ctx)
+    assert "hard link" in error.message and "TOP SECRET" not in error.message
+    found = await call("grep", {"pattern": "needle"}, ctx)
+    assert found.text_content == "plain.txt:1:a needle here"
+    alone = await call("grep", {"pattern": "needle", "path": "innocent.txt"}, ctx)
+    assert "TOP SECRET" not in alone.text_content

@@ -9,6 +9,7 @@ Python's syntax except backreferences (``\\1``) and lookaround (``(?=``,
 
 from __future__ import annotations
 
+import os
 import re
 import threading
 from pathlib import Path
@@ -23,7 +24,7 @@ from hookspecs.protocols import ToolRunContext
 from hookspecs.values import ToolDefinition, ToolResult
 
 from ..workspace import relative_path, resolve_in_workspace, workspace_root
-from ._files import SNIFF_BYTES, looks_binary
+from ._files import SNIFF_BYTES, looks_binary, single_link
 from ._walk import compile_segments, expand_braces, split_pattern, walk_files
 
 DEFAULT_MAX_RESULTS = 200
@@ -137,7 +138,10 @@ def _search(
         try:
             if path.stat().st_size > MAX_FILE_BYTES:
                 continue
-            data = path.read_bytes()
+            with path.open("rb") as handle:
+                if not single_link(os.fstat(handle.fileno())):
+                    continue  # another link may be outside the workspace
+                data = handle.read(MAX_FILE_BYTES + 1)
         except OSError:
             continue
         if looks_binary(data[:SNIFF_BYTES]):
