@@ -34,7 +34,7 @@ from ..profiles import ProfileRow
 from .approver import TerminalApprover
 from .chat_input import LineReader, open_line_source, preserved_terminal
 from .common import single_dsh_error
-from .render import LiveRenderer, Style, render_events
+from .render import LiveRenderer, Style, render_events, visible
 from .run import agent_options, attach_root, drain, workspace
 
 RED = "\x1b[31m"
@@ -126,12 +126,12 @@ class Chat:
             )
         elif result.kind == "success":
             if result.text:
-                self.renderer.line(result.text)
+                self.renderer.line(visible(result.text))
         else:
             self.renderer.line(self._error(result.text or "the command failed"))
 
     def _error(self, text: str) -> str:
-        text = "✗ " + text
+        text = "✗ " + visible(text)
         return f"{RED}{text}{RESET}" if self.style.color else text
 
     async def _wait_idle(self) -> None:

@@ -3,6 +3,7 @@ it, a hardlink that reads past the workspace, a shell that writes outside it."""
 
 from __future__ import annotations
 
+import json
 import os
 import subprocess
 import sys
@@ -102,3 +103,34 @@ async def test_a_hard_link_to_an_outside_file_is_not_read(ctx: FakeContext, ws: 
     assert found.text_content == "plain.txt:1:a needle here"
     alone = await call("grep", {"pattern": "needle", "path": "innocent.txt"}, ctx)
     assert "TOP SECRET" not in alone.text_content
+
+
+# --- the terminal shows model text, never obeys it --------------------------------------
+
+HOSTILE = "Done.\x1b[2J\x1b]0;pwned\x07\r\x1b[32muser@host$\x1b[0m rm -rf ~\n\tindented\x9b31m"
+
+
+def test_control_sequences_in_model_text_are_shown_not_obeyed(tmp_path: Path) -> None:
+    script = tmp_path / "hostile.yml"
+    script.write_text(f"responses:\n  - reply: {{text: {json.dumps(HOSTILE)}}}\n")
+    profile = tmp_path / "p.yml"
+    profile.write_text(
+        f"- id: llm\n  name: scripted-llm\n  config: {{script: {script}}}\n"
+        "- id: agent-loop\n  name: agent-loop\n  config: {model: scripted/x}\n"
+    )
+    env = {**os.environ, "DSH_HOME": str(tmp_path / "home")}
+    env.pop("DSH_PROFILE", None)
+
+    def harness(*args: str) -> str:
+        done = subprocess.run(
+            [sys.executable, "-m", "harness", *args], cwd=REPO, env=env, capture_output=True, timeout=60
+        )
+        assert done.returncode == 0, done.stderr
+        return done.stdout.decode("utf-8")  # bytes: text mode would turn a lone \r into \n
+
+    streamed = harness("run", "--profile", str(profile), "hi")
+    session_id = harness("sessions", "list").split()[0]
+    shown = harness("sessions", "show", session_id)
+    for out in (streamed, shown):
+        assert "Done.^[[2J^[]0;pwned^G^M^[[32muser@host$^[[0m rm -rf ~\n\tindented" in out
+        assert not any(ord(c) < 32 and c not in "\n\t" or 0x7F <= ord(c) < 0xA0 for c in out), repr(out)
