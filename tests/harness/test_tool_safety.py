@@ -5,12 +5,18 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
+import socket
 import subprocess
 import sys
 import textwrap
 from pathlib import Path
+from types import SimpleNamespace
 
 import pytest
+
+from hookspecs.errors import ToolError
+from hookspecs.values import EventTypes, SessionEvent
 
 from .test_builtin_tools import FakeContext, call, call_error
 
@@ -134,3 +140,91 @@ def test_control_sequences_in_model_text_are_shown_not_obeyed(tmp_path: Path) ->
     for out in (streamed, shown):
         assert "Done.^[[2J^[]0;pwned^G^M^[[32muser@host$^[[0m rm -rf ~\n\tindented" in out
         assert not any(ord(c) < 32 and c not in "\n\t" or 0x7F <= ord(c) < 0xA0 for c in out), repr(out)
+
+
+# --- bash: unconfined by default, sandboxed by the session's sandbox mode ----------------
+
+needs_bwrap = pytest.mark.skipif(shutil.which("bwrap") is None, reason="bubblewrap (bwrap) is not installed")
+
+
+def under_mode(ws: Path, mode: str) -> FakeContext:
+    """A context whose agent's log sets ``sandbox/mode`` to ``mode``."""
+    event = SessionEvent(type=EventTypes.SANDBOX_MODE, seq=0, time=0, data={"mode": mode, "source": "test"})
+    return FakeContext(cwd=ws, agent=SimpleNamespace(session=SimpleNamespace(events=[event])))
+
+
+async def test_bash_without_a_sandbox_mode_is_not_confined(ctx: FakeContext, tmp_path: Path) -> None:
+    # what the docs say: without a sandbox mode bash runs with the host's rights
+    result = await call("bash", {"command": f"head -c5 /etc/passwd; echo x > {tmp_path}/outside.txt"}, ctx)
+    assert result.value["exit_code"] == 0 and (tmp_path / "outside.txt").exists()
+
+
+@needs_bwrap
+async def test_workspace_write_keeps_writes_in_the_workspace(ws: Path, tmp_path: Path) -> None:
+    # /tmp is private to the sandbox: what lands there never reaches the host's
+    command = f"echo in > inside.txt; head -c5 /etc/passwd; echo; echo x > {tmp_path}/outside.txt; touch /etc/probe"
+    result = await call("bash", {"command": command}, under_mode(ws, "workspace-write"))
+    assert (ws / "inside.txt").read_text() == "in\n"
+    assert not (tmp_path / "outside.txt").exists() and not Path("/etc/probe").exists()
+    assert "root:" in result.text_content and "Read-only file system" in result.text_content
+
+
+@needs_bwrap
+async def test_read_only_writes_nothing(ws: Path) -> None:
+    result = await call("bash", {"command": "echo in > inside.txt"}, under_mode(ws, "read-only"))
+    assert result.is_error and not (ws / "inside.txt").exists()
+
+
+@needs_bwrap
+async def test_the_sandbox_has_no_network(ws: Path) -> None:
+    with socket.socket() as listener:
+        listener.bind(("127.0.0.1", 0))
+        listener.listen()
+        listener.setblocking(False)
+        port = listener.getsockname()[1]
+        probe = f"import socket; socket.create_connection(('127.0.0.1', {port}), timeout=5)"
+        result = await call("bash", {"command": f"{sys.executable} -c \"{probe}\""}, under_mode(ws, "workspace-write"))
+        assert result.value["exit_code"] != 0
+        with pytest.raises(BlockingIOError):
+            listener.accept()  # nobody reached the host's loopback
+
+
+async def test_an_unknown_sandbox_mode_refuses_to_run(ws: Path) -> None:
+    with pytest.raises(ToolError, match="unknown sandbox mode 'jail'") as info:
+        await call("bash", {"command": "touch ran"}, under_mode(ws, "jail"))
+    assert info.value.code == "SANDBOX_UNAVAILABLE" and not (ws / "ran").exists()
+
+
+async def test_a_missing_bwrap_is_named(ws: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("PATH", str(tmp_path / "empty"))
+    with pytest.raises(ToolError, match=r"needs bubblewrap \(bwrap\), which is not installed") as info:
+        await call("bash", {"command": "touch ran"}, under_mode(ws, "workspace-write"))
+    assert info.value.code == "SANDBOX_UNAVAILABLE" and not (ws / "ran").exists()
+
+
+async def test_a_bwrap_that_cannot_start_is_reported(ws: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # what bwrap prints where unprivileged user namespaces are disabled
+    bin_dir = tmp_path / "bin"
+    bin_dir.mkdir()
+    fake = bin_dir / "bwrap"
+    fake.write_text("#!/bin/sh\necho 'bwrap: No permissions to create new namespace' >&2\nexit 1\n")
+    fake.chmod(0o755)
+    monkeypatch.setenv("PATH", f"{bin_dir}{os.pathsep}{os.environ['PATH']}")
+    with pytest.raises(ToolError, match="the sandbox cannot start here: bwrap: No permissions to create new namespace") as info:
+        await call("bash", {"command": "touch ran"}, under_mode(ws, "workspace-write"))
+    assert info.value.code == "SANDBOX_UNAVAILABLE" and not (ws / "ran").exists()
+    assert "\n" not in info.value.message
+
+
+def test_the_cli_records_the_sandbox_mode(tmp_path: Path) -> None:
+    env = {**os.environ, "DSH_HOME": str(tmp_path / "home")}
+    env.pop("DSH_PROFILE", None)
+    profile = "examples/profiles/scripted-hello.yml"
+    args = ["run", "--profile", profile, "--sandbox", "workspace-write", "--json", "hi"]
+    run = subprocess.run([sys.executable, "-m", "harness", *args], cwd=REPO, env=env, capture_output=True, timeout=60)
+    assert run.returncode == 0, run.stderr
+    session_id = json.loads(run.stdout)["session_id"]
+    show = ["sessions", "show", session_id, "--json"]
+    shown = subprocess.run([sys.executable, "-m", "harness", *show], cwd=REPO, env=env, capture_output=True, timeout=60)
+    modes = [e["data"] for e in map(json.loads, shown.stdout.splitlines()) if e["type"] == "sandbox/mode"]
+    assert modes == [{"mode": "workspace-write", "source": "cli"}]
