@@ -14,10 +14,12 @@ from pathlib import Path
 from types import SimpleNamespace
 
 import pytest
+import trio
 
 from hookspecs.errors import ToolError
-from hookspecs.values import EventTypes, SessionEvent
+from hookspecs.values import EventTypes, SessionEvent, ToolResult
 
+from .helpers import poll_until
 from .test_builtin_tools import FakeContext, call, call_error
 
 REPO = Path(__file__).resolve().parents[2]
@@ -228,3 +230,35 @@ def test_the_cli_records_the_sandbox_mode(tmp_path: Path) -> None:
     shown = subprocess.run([sys.executable, "-m", "harness", *show], cwd=REPO, env=env, capture_output=True, timeout=60)
     modes = [e["data"] for e in map(json.loads, shown.stdout.splitlines()) if e["type"] == "sandbox/mode"]
     assert modes == [{"mode": "workspace-write", "source": "cli"}]
+
+
+def _running(marker: str) -> bool:
+    """Whether a host process has ``marker`` in its command line."""
+    for proc in Path("/proc").iterdir():
+        try:
+            if proc.name.isdigit() and marker.encode() in (proc / "cmdline").read_bytes():
+                return True
+        except OSError:
+            continue
+    return False
+
+
+@needs_bwrap
+async def test_cancelling_kills_everything_in_the_sandbox(ws: Path) -> None:
+    marker = "31.4159"  # a sleep nobody else runs: the PID inside the sandbox means nothing outside
+    ctx = under_mode(ws, "workspace-write")
+    results: list[ToolResult] = []
+
+    async def run() -> None:
+        results.append(await call("bash", {"command": f"sleep {marker} & touch started; wait"}, ctx))
+
+    async with trio.open_nursery() as nursery:
+        nursery.start_soon(run)
+        with trio.fail_after(10):
+            await poll_until(lambda: (ws / "started").exists())
+        assert _running(marker)
+        ctx.cancel.cancel("user pressed stop")
+    (result,) = results
+    assert result.error is not None and result.error.code == "ABORTED"
+    with trio.fail_after(5):
+        await poll_until(lambda: not _running(marker))
