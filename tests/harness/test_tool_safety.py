@@ -26,15 +26,15 @@ REPO = Path(__file__).resolve().parents[2]
 
 
 @pytest.fixture
-def ws(tmp_path: Path) -> Path:
-    root = tmp_path / "ws"
-    root.mkdir()
-    return root
+def ctx(tmp_path: Path) -> FakeContext:
+    """A context on a fresh, empty workspace ``tmp_path/ws``."""
+    (tmp_path / "ws").mkdir()
+    return FakeContext(cwd=tmp_path / "ws")
 
 
 @pytest.fixture
-def ctx(ws: Path) -> FakeContext:
-    return FakeContext(cwd=ws)
+def ws(ctx: FakeContext) -> Path:
+    return ctx.cwd
 
 
 # --- grep: no pattern can block the host -------------------------------------------------

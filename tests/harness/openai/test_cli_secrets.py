@@ -14,7 +14,7 @@ import pytest
 import trio
 
 from . import shapes
-from .conftest import API_KEY, KEY_ENV
+from .conftest import API_KEY, KEY_ENV, write_profile
 from .server import Reply, ScriptedServer
 
 REPO = Path(__file__).resolve().parents[3]
@@ -60,25 +60,8 @@ async def harness(*args: str, home: Path, cwd: Path) -> subprocess.CompletedProc
 async def test_an_echoed_key_is_stored_and_printed_nowhere(where: str, tmp_path: Path, server: ScriptedServer) -> None:
     echo = ECHOES[where]
     server.add(delegate(), echo(), echo())  # root delegates, the child fails, then the root fails
-    profile = tmp_path / "profile.yml"
-    profile.write_text(
-        f"""
-- id: deepseek
-  name: openai-compatible
-  config:
-    provider: deepseek
-    base_url: {server.base_url}
-    api_key_env: {KEY_ENV}
-    max_retries: 0
-    request_timeout_seconds: 20
-    models: [{{id: deepseek-chat}}]
-- id: agent-loop
-  name: agent-loop
-  config: {{model: deepseek/deepseek-chat}}
-- id: tool-subagent
-  name: tool-subagent
-"""
-    )
+    rows = "- id: tool-subagent\n  name: tool-subagent\n"
+    profile = write_profile(tmp_path / "profile.yml", server.base_url, more_rows=rows)
     home, work = tmp_path / "home", tmp_path / "work"
     work.mkdir()
     run = await harness("run", "--profile", str(profile), "--cwd", str(work), "--json", "hi", home=home, cwd=work)
