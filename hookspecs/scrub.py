@@ -16,6 +16,15 @@ The rules, applied in this order:
 7. a bare POSIX path of two or more segments, after the start of the text,
    white space, ``(``, a quote or ``=``; the character before it is kept.
 
+Known secret values (``secrets=``, a configured API key) are hidden before
+the rules run, and not only where they appear whole: any run of text built
+from pieces of :data:`PARTIAL_SECRET` (8) or more consecutive characters of a
+known secret is replaced, so a provider that echoes the key without its
+``sk-`` prefix, or only a slice of it, still leaks nothing. Shorter fragments
+are kept (seven characters of a key say nothing; hiding them would eat
+ordinary words). A secret shorter than that is replaced only where it
+appears whole.
+
 Names match case-insensitively (``ſ`` counts as ``s`` and the Kelvin sign as
 ``k``, as under JavaScript's ``iu`` flags) and only as whole words: a name or
 prefix must not follow an ASCII letter, digit or ``_`` (``mytoken=`` and
@@ -37,12 +46,14 @@ import re
 from collections.abc import Iterable
 from typing import Final
 
-__all__ = ["ABSOLUTE_PATH", "CREDENTIAL", "DEFAULT_LIMIT", "scrub_text"]
+__all__ = ["ABSOLUTE_PATH", "CREDENTIAL", "DEFAULT_LIMIT", "PARTIAL_SECRET", "scrub_text"]
 
 CREDENTIAL: Final = "[credential]"
 ABSOLUTE_PATH: Final = "[absolute-path]"
 #: Characters :func:`scrub_text` keeps by default (an ellipsis marks a cut).
 DEFAULT_LIMIT: Final = 500
+#: Consecutive characters of a known secret that count as an echo of it.
+PARTIAL_SECRET: Final = 8
 
 # White space that both Python (str.isspace) and ECMAScript agree on ...
 _BREAK = "\t\n\v\f\r \u00a0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000"
@@ -84,15 +95,15 @@ def scrub_text(
     ``path_marker`` replaces each absolute path (a diagnostics view that has
     already rewritten paths under a known root may prefer ``<path>``).
 
-    ``secrets`` are exact values known to be secret (a configured API key); each
-    non-empty one is replaced by ``[credential]`` wherever it appears, longest
-    first and before the rules run, so no rule or cut can leave part of it
-    behind. ``limit`` bounds the result in characters, the last one being ``…``
+    ``secrets`` are values known to be secret (a configured API key); each
+    non-empty one is replaced by ``[credential]`` wherever it appears, and so
+    is every stretch of text made of slices of :data:`PARTIAL_SECRET` or more
+    characters of one, before the rules run, so no rule or cut can leave part
+    of it behind. ``limit`` bounds the result in characters, the last one being ``…``
     when text was cut; ``None`` keeps the whole text (for callers that bound it
     their own way).
     """
-    for secret in sorted({s for s in secrets if s}, key=len, reverse=True):
-        text = text.replace(secret, CREDENTIAL)
+    text = _hide_secrets(text, {s for s in secrets if s})
     marker = path_marker.replace("\\", "\\\\")  # a literal in re.sub templates
     for pattern, replacement in _RULES:
         if path_marker != ABSOLUTE_PATH:
@@ -101,3 +112,40 @@ def scrub_text(
     if limit is not None and len(text) > limit:
         text = text[: max(limit - 1, 0)] + "…"
     return text
+
+
+def _hide_secrets(text: str, secrets: set[str]) -> str:
+    """``text`` with each secret, and each stretch covered by slices of
+    ``PARTIAL_SECRET`` characters of one, replaced by ``[credential]``.
+
+    Linear in ``len(text)``: every window of ``PARTIAL_SECRET`` characters is
+    looked up in the set of the secrets' windows; overlapping or touching
+    matches merge into one span.
+    """
+    if not secrets:
+        return text
+    n = PARTIAL_SECRET
+    windows = {s[i : i + n] for s in secrets if len(s) >= n for i in range(len(s) - n + 1)}
+    text = _hide_windows(text, windows, n) if windows else text
+    for secret in sorted((s for s in secrets if len(s) < n), key=len, reverse=True):
+        text = text.replace(secret, CREDENTIAL)
+    return text
+
+
+def _hide_windows(text: str, windows: set[str], n: int) -> str:
+    spans: list[list[int]] = []
+    for i in range(len(text) - n + 1):
+        if text[i : i + n] in windows:
+            if spans and i <= spans[-1][1]:
+                spans[-1][1] = i + n
+            else:
+                spans.append([i, i + n])
+    if not spans:
+        return text
+    parts: list[str] = []
+    end = 0
+    for start, stop in spans:
+        parts += [text[end:start], CREDENTIAL]
+        end = stop
+    parts.append(text[end:])
+    return "".join(parts)

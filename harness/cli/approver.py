@@ -12,7 +12,7 @@ from hookspecs import hookimpl
 from hookspecs.values import ApprovalOutcome, ApprovalRequest
 
 from .chat_input import LineReader
-from .render import Style
+from .render import Style, visible
 
 PREVIEW_KEYS = 8
 PREVIEW_VALUE = 160
@@ -64,7 +64,7 @@ class TerminalApprover:
             if request.cancel is not None and request.cancel.cancelled:
                 return "cancelled"
             title = f"? approval needed: {request.tool or request.kind}"
-            self._line(self._style.bold(title) + f" — {request.summary}")
+            self._line(self._style.bold(title) + f" — {visible(request.summary)}")
             for text in preview_arguments(request.arguments):
                 self._line(self._style.dim("    " + text))
             with trio.CancelScope() as scope:

@@ -34,8 +34,8 @@ from ..profiles import ProfileRow
 from .approver import TerminalApprover
 from .chat_input import LineReader, open_line_source, preserved_terminal
 from .common import single_dsh_error
-from .render import LiveRenderer, Style, render_events
-from .run import agent_options, attach_root, drain, workspace
+from .render import LiveRenderer, Style, render_events, visible
+from .run import add_sandbox_argument, agent_options, attach_root, drain, workspace
 
 RED = "\x1b[31m"
 RESET = "\x1b[0m"
@@ -126,12 +126,12 @@ class Chat:
             )
         elif result.kind == "success":
             if result.text:
-                self.renderer.line(result.text)
+                self.renderer.line(visible(result.text))
         else:
             self.renderer.line(self._error(result.text or "the command failed"))
 
     def _error(self, text: str) -> str:
-        text = "✗ " + text
+        text = "✗ " + visible(text)
         return f"{RED}{text}{RESET}" if self.style.color else text
 
     async def _wait_idle(self) -> None:
@@ -238,7 +238,7 @@ async def _chat(
         plugins = [("console", renderer), ("chat-approver", approver)]
         async with open_host(rows=rows, dsh_home=home, cwd=cwd, headless=False, extra_plugins=plugins) as host:
             reader.source = open_line_source(stdin, out, [c.name for c in host.commands.list()])
-            handle, unsubscribe = await attach_root(host, args.session, cwd, options, renderer)
+            handle, unsubscribe = await attach_root(host, args.session, cwd, options, renderer, args.sandbox)
             agent = handle.agent
             style = renderer.style
             renderer.line(
@@ -271,7 +271,8 @@ def add_chat_parser(sub: Any, add_profile_arguments: Any) -> None:
     add_profile_arguments(parser)
     parser.add_argument("--session", metavar="ID", help="continue an existing session")
     parser.add_argument("--model", metavar="PROVIDER/MODEL", help="route for the root agent")
-    parser.add_argument("--cwd", metavar="DIR", help="workspace the tools are confined to (default: .)")
+    parser.add_argument("--cwd", metavar="DIR", help="workspace the file tools are confined to (default: .)")
+    add_sandbox_argument(parser)
 
 
 __all__ = ["add_chat_parser", "run_chat"]

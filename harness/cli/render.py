@@ -1,8 +1,16 @@
-"""Rendering a session for people: live (streamed) and after the fact."""
+"""Rendering a session for people: live (streamed) and after the fact.
+
+Everything shown comes from models, tools and plugins, so none of it may drive
+the terminal: :func:`visible` turns control characters (ESC, BEL, a lone CR,
+C1 controls, bidirectional overrides) into printable stand-ins (``^[``,
+``^G``, ``^M``, ``<U+009B>``) before anything is written, keeping newlines and
+tabs. Only this module's own styling emits escape sequences.
+"""
 
 from __future__ import annotations
 
 import json
+import re
 import sys
 from collections.abc import Iterable
 from typing import Any, TextIO
@@ -24,15 +32,33 @@ BOLD = "\x1b[1m"
 RESET = "\x1b[0m"
 ARG_PREVIEW = 80
 
+# C0 controls but tab and newline, DEL, C1 controls, and the bidirectional
+# embeddings, overrides and isolates (they reorder what follows on screen).
+_CONTROL = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069]")
+
+
+def _stand_in(match: re.Match[str]) -> str:
+    code = ord(match.group())
+    if code < 0x20 or code == 0x7F:
+        return "^" + chr(code ^ 0x40)  # caret notation: ESC -> ^[, BEL -> ^G, DEL -> ^?
+    return f"<U+{code:04X}>"
+
+
+def visible(text: str) -> str:
+    """``text`` with every control character made visible; ``\r\n`` becomes ``\n``."""
+    return _CONTROL.sub(_stand_in, text.replace("\r\n", "\n"))
+
 
 class Style:
     def __init__(self, color: bool) -> None:
         self.color = color
 
     def dim(self, text: str) -> str:
+        text = visible(text)
         return f"{DIM}{text}{RESET}" if self.color else text
 
     def bold(self, text: str) -> str:
+        text = visible(text)
         return f"{BOLD}{text}{RESET}" if self.color else text
 
 
@@ -98,11 +124,11 @@ def render_events(events: Iterable[SessionEvent], style: Style) -> Iterable[str]
         if event.type == EventTypes.USER_MESSAGE:
             label = source_label(data.get("message"))
             header = "you" if label == "user" else label
-            yield style.bold(f"[{event.seq}] {header}:") + " " + message_text(data.get("message"))
+            yield style.bold(f"[{event.seq}] {header}:") + " " + visible(message_text(data.get("message")))
         elif event.type == EventTypes.ASSISTANT_MESSAGE:
             text = message_text(data.get("message"))
             if text:
-                yield style.bold(f"[{event.seq}] assistant:") + " " + text
+                yield style.bold(f"[{event.seq}] assistant:") + " " + visible(text)
         elif event.type == EventTypes.TOOL_CALL:
             yield style.dim(f"[{event.seq}] " + tool_call_line(data))
         elif event.type == EventTypes.TOOL_RESULT:
@@ -110,7 +136,7 @@ def render_events(events: Iterable[SessionEvent], style: Style) -> Iterable[str]
         elif event.type == EventTypes.TURN_END:
             line = turn_end_line(data)
             if line:
-                yield f"[{event.seq}] {line}"
+                yield visible(f"[{event.seq}] {line}")
         elif event.type == EventTypes.COMMAND_DONE:
             yield style.dim(f"[{event.seq}] /command {data.get('kind')}: {data.get('text', '')}")
 
@@ -150,7 +176,7 @@ class LiveRenderer:
                 if self._in_reasoning:
                     self._write("\n")
                     self._in_reasoning = False
-                self._write(chunk.text)
+                self._write(visible(chunk.text))
                 self._mid_line = not chunk.text.endswith("\n")
             elif isinstance(chunk, ReasoningDelta) and self.show_reasoning:
                 self._in_reasoning = True
@@ -173,11 +199,11 @@ class LiveRenderer:
         elif event.type == EventTypes.USER_MESSAGE:
             label = source_label(data.get("message"))
             if label != "user":
-                self._line(self.style.bold(f"[{label}]") + "\n" + message_text(data.get("message")))
+                self._line(self.style.bold(f"[{label}]") + "\n" + visible(message_text(data.get("message"))))
         elif event.type == EventTypes.TURN_END:
             line = turn_end_line(data)
             if line:
-                self._line(line)
+                self._line(visible(line))
         elif event.type == EventTypes.LLM_RETRY:
             self._line(self.style.dim(f"… retrying the model request ({data.get('code')}, attempt {data.get('attempt')})"))
 

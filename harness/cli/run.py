@@ -19,6 +19,7 @@ from hookspecs.values import AgentOptions, CancelCause, EventTypes, create_user_
 from ..host import HarnessHost, open_host
 from ..llm.routes import parse_route
 from ..profiles import ProfileRow
+from ..tools.builtin.bash import SANDBOX_MODES
 from .common import EXIT_CODES, EXIT_USAGE
 from .render import LiveRenderer, message_text
 
@@ -45,15 +46,22 @@ def agent_options(model: str | None) -> AgentOptions:
 
 
 async def attach_root(
-    host: HarnessHost, session_id: str | None, cwd: Path, options: AgentOptions, renderer: LiveRenderer
+    host: HarnessHost,
+    session_id: str | None,
+    cwd: Path,
+    options: AgentOptions,
+    renderer: LiveRenderer,
+    sandbox: str | None = None,
 ) -> tuple[Any, Callable[[], None]]:
-    """Resume ``session_id`` (or create a root in ``cwd``), show it through
-    ``renderer`` and forward the client's cards and notices; returns the handle
-    and the unsubscriber for the client feed."""
+    """Resume ``session_id`` (or create a root in ``cwd``), record ``sandbox``
+    as its sandbox mode, show it through ``renderer`` and forward the client's
+    cards and notices; returns the handle and the unsubscriber for the client feed."""
     if session_id:
         handle = await host.agents.resume(session_id, agent_options=options)
     else:
         handle = await host.agents.create(CreateAgentOptions(cwd=str(cwd), agent_options=options))
+    if sandbox:
+        handle.agent.session.append(EventTypes.SANDBOX_MODE, {"mode": sandbox, "source": "cli"})
     renderer.watch(handle.agent.id)
     unsubscribe = host.client.subscribe(lambda item: renderer.client_item(item, host.client.render))
     return handle, unsubscribe
@@ -93,7 +101,7 @@ async def run_prompt(
     options = agent_options(args.model)
     renderer = LiveRenderer(sys.stderr if args.json else out, show_reasoning=args.show_reasoning)
     async with open_host(rows=rows, dsh_home=home, cwd=cwd, headless=True, extra_plugins=[("console", renderer)]) as host:
-        handle, unsubscribe = await attach_root(host, args.session, cwd, options, renderer)
+        handle, unsubscribe = await attach_root(host, args.session, cwd, options, renderer, args.sandbox)
         agent = handle.agent
         start = agent.session.seq
         try:
@@ -140,16 +148,25 @@ async def run_prompt(
         return code
 
 
+def add_sandbox_argument(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--sandbox",
+        choices=SANDBOX_MODES,
+        help="sandbox mode for bash (workspace-write, read-only: bubblewrap, no network); default: unconfined",
+    )
+
+
 def add_run_parser(sub: Any, add_profile_arguments: Any) -> None:
     parser = sub.add_parser("run", help="run one prompt headless and print the transcript")
     add_profile_arguments(parser)
     parser.add_argument("prompt", help="the prompt (or a /command)")
     parser.add_argument("--model", metavar="PROVIDER/MODEL", help="route for the root agent")
-    parser.add_argument("--cwd", metavar="DIR", help="workspace the tools are confined to (default: .)")
+    parser.add_argument("--cwd", metavar="DIR", help="workspace the file tools are confined to (default: .)")
+    add_sandbox_argument(parser)
     parser.add_argument("--session", metavar="ID", help="continue an existing session")
     parser.add_argument("--json", action="store_true", help="print a JSON transcript instead of streaming text")
     parser.add_argument("--show-reasoning", action="store_true", help="stream reasoning (dimmed)")
     parser.add_argument("--no-signals", action="store_true", help=argparse.SUPPRESS)
 
 
-__all__ = ["EXIT_USAGE", "add_run_parser", "run_prompt"]
+__all__ = ["EXIT_USAGE", "add_run_parser", "add_sandbox_argument", "run_prompt"]

@@ -7,6 +7,10 @@ workspace-relative paths, never where a path really leads on the host.
 
 There is an unavoidable window between the check and the use (a process could
 swap a directory for a symlink); tools that need more must sandbox the process.
+Hard links are not visible here at all (a second name of an outside file is a
+plain file inside): the file tools refuse files with more than one link when
+they open them (``builtin/_files.py``). ``bash`` is not confined by this module;
+see ``builtin/bash.py`` for its sandbox modes.
 """
 
 from __future__ import annotations

@@ -112,3 +112,26 @@ def test_path_marker_replaces_the_absolute_path_marker_only() -> None:
     out = scrub_text(text, limit=None, path_marker="<path>")
     assert out == "[credential] read <path> and <path>"
     assert scrub_text(text, limit=None) == "[credential] read [absolute-path] and [absolute-path]"
+
+
+@pytest.mark.parametrize(
+    "echo",
+    [
+        "7d1f0c9e4b2a8f6e5d3c1b0a",  # the key without its sk- prefix
+        "9e4b2a8f",  # eight characters from its middle
+        "sk-test-7d1f0c9e",  # its first sixteen
+        "Bearer sk-test-7d1f0c9e4b2a8f6e5d3c1b0a",
+    ],
+)
+def test_a_partial_echo_of_a_known_secret_is_hidden(echo: str) -> None:
+    key = "sk-test-7d1f0c9e4b2a8f6e5d3c1b0a"
+    text = scrub_text(f"id={echo!r} for you", secrets=[key], limit=None)
+    assert "[credential]" in text
+    for size in range(8, len(key) + 1):
+        for start in range(len(key) - size + 1):
+            assert key[start : start + size] not in text
+
+
+def test_fewer_than_eight_characters_of_a_secret_are_kept() -> None:
+    key = "sk-test-7d1f0c9e4b2a8f6e5d3c1b0a"
+    assert scrub_text("version 7d1f0c9 is out", secrets=[key]) == "version 7d1f0c9 is out"

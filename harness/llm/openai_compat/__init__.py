@@ -52,7 +52,7 @@ reasoning tokens) and ``FinishChunk`` (``stop``, ``tool_calls`` ->
 that arrive in one network block are merged into one chunk per run.
 
 Errors are ``LlmError`` with a stable code, the HTTP ``status``, the
-``request_id`` (``x-request-id`` or the body's ``id``) and ``retry_after``;
+``request_id`` (``x-request-id`` or the body's ``id`` / ``error.id``, scrubbed like every provider text) and ``retry_after``;
 provider text is scrubbed (``hookspecs.scrub``) and the key removed:
 
 * ``RATE_LIMITED`` (429), ``SERVER_ERROR`` (5xx), ``CONNECTION_ERROR``:

@@ -28,6 +28,7 @@ from .failures import (
     cleaner,
     interrupted_error,
     provider_error,
+    request_id,
     status_error,
     transport_error,
 )
@@ -122,9 +123,7 @@ class OpenAICompatibleAdapter:
                 response: httpx.Response | None = None
                 try:
                     response = await self._send(client, http_request, guard, clean)
-                    assembler = DeltaAssembler(
-                        self.provider, request_id=response.headers.get("x-request-id"), clean=clean
-                    )
+                    assembler = DeltaAssembler(self.provider, request_id=request_id(response.headers, clean=clean), clean=clean)
                     decoder = SseDecoder()
                     blocks = _body(response)
                     while not assembler.done:
@@ -200,12 +199,13 @@ class OpenAICompatibleAdapter:
             if "json" in ctype and "event-stream" not in ctype:
                 # The server ignored stream=true (or wrapped an error in a 200).
                 body = await self._read_capped(response, guard, clean)
-                message, _code = provider_error(_loads(body), body)
+                data = _loads(body)
+                message, _code = provider_error(data, body)
                 raise LlmError(
                     f"{self.provider}: expected an event stream, got {ctype}: {clean(message)}",
                     code="UNEXPECTED_RESPONSE",
                     status=response.status_code,
-                    request_id=response.headers.get("x-request-id"),
+                    request_id=request_id(response.headers, data, clean=clean),
                 )
         except BaseException:
             await _close(response)

@@ -1,8 +1,10 @@
 """Turning failed HTTP exchanges into ``LlmError``s that are safe to show.
 
-Every provider-supplied text passes through :func:`cleaner`: the contract's
-``hookspecs.scrub.scrub_text`` replaces the known API key first (so truncation
-can never leave part of it behind), then removes other credentials and absolute
+Every provider-supplied text that is stored or shown (error messages, request
+ids from ``x-request-id`` or a body's ``id`` / ``error.id``, finish reasons)
+passes through :func:`cleaner`: the contract's
+``hookspecs.scrub.scrub_text`` replaces the known API key first, whole or
+partly echoed (so truncation can never leave part of it behind), then removes other credentials and absolute
 paths and bounds length.
 Errors are always raised ``from None`` by callers so no httpx request (whose
 headers hold the key) hangs off the exception chain.
@@ -24,6 +26,8 @@ from .retry import code_for_status, is_retryable_status, parse_retry_after
 
 #: Bytes of an error body read at most (the rest is discarded).
 MAX_ERROR_BODY = 64 * 1024
+#: Characters of a provider's request id kept.
+MAX_ID = 200
 
 _OVERFLOW = re.compile(r"context[ _-]?(length|window)|maximum context|too many tokens", re.IGNORECASE)
 
@@ -63,7 +67,7 @@ def status_error(
         text,
         code=code,
         status=status,
-        request_id=request_id(headers, data),
+        request_id=request_id(headers, data, clean=clean),
         retry_after=parse_retry_after(headers, now=now),
         retryable=is_retryable_status(status),
     )
@@ -85,15 +89,23 @@ def provider_error(data: Any, body: bytes) -> tuple[str, str | None]:
     return text, None
 
 
-def request_id(headers: Mapping[str, str], data: Any = None) -> str | None:
+def request_id(headers: Mapping[str, str], data: Any = None, *, clean: Callable[[str], str]) -> str | None:
+    """The provider's id for the exchange: ``x-request-id``, else the body's
+    ``id`` or ``error.id``; scrubbed (a provider may echo the key in it)."""
     value = headers.get("x-request-id")
-    if value:
-        return value
-    if isinstance(data, dict):
+    if not value and isinstance(data, dict):
         for holder in (data, data.get("error")):
             if isinstance(holder, dict) and isinstance(holder.get("id"), str):
-                return str(holder["id"])
-    return None
+                value = holder["id"]
+                break
+    return clean_id(value, clean)
+
+
+def clean_id(value: object, clean: Callable[[str], str]) -> str | None:
+    """A provider-supplied id as it may be stored: scrubbed and bounded, or None."""
+    if not isinstance(value, str) or not value:
+        return None
+    return clean(value)[:MAX_ID]
 
 
 def transport_error(provider: str, exc: Exception, *, clean: Callable[[str], str], during: str) -> LlmError:

@@ -28,6 +28,7 @@ from hookspecs.values.llm import (
     UsageChunk,
 )
 
+from .failures import clean_id
 from .sse import Payload
 
 log = logging.getLogger(__name__)
@@ -103,8 +104,8 @@ class DeltaAssembler:
         error = obj.get("error")
         if error:
             raise self._stream_error(error)
-        if self.request_id is None and isinstance(obj.get("id"), str):
-            self.request_id = obj["id"]
+        if self.request_id is None:
+            self.request_id = clean_id(obj.get("id"), self._clean)
         usage = obj.get("usage")
         if isinstance(usage, dict):
             self.usage = usage_chunk(usage)

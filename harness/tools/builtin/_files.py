@@ -1,4 +1,11 @@
-"""File helpers the built-in tools share: binary sniffing, atomic writes, safe errors."""
+"""File helpers the built-in tools share: binary sniffing, atomic writes, safe errors.
+
+Hard links: a name inside the workspace may be a second link to a file that
+lives outside it (``ln /etc/shadow-copy ws/x``), and nothing about the name
+says so. Rather than walk the workspace looking for the other links, the
+file tools refuse to open a file whose link count is above one
+(:func:`single_link`); ``read`` and ``edit`` say so, ``grep`` skips it.
+"""
 
 from __future__ import annotations
 
@@ -34,7 +41,21 @@ def require_regular_file(path: Path, shown: str, *, argument: str = "path") -> o
         raise ToolArgsError(f"{argument} {shown!r} is a directory, not a file (glob or grep look inside it)")
     if not stat.S_ISREG(st.st_mode):
         raise ToolArgsError(f"{argument} {shown!r} is not a regular file")
+    if not single_link(st):
+        raise ToolArgsError(hard_link_refusal(shown, st, argument=argument))
     return st
+
+
+def single_link(st: os.stat_result) -> bool:
+    """False for a regular file with other hard links (one may be outside the workspace)."""
+    return not stat.S_ISREG(st.st_mode) or st.st_nlink <= 1
+
+
+def hard_link_refusal(shown: str, st: os.stat_result, *, argument: str = "path") -> str:
+    return (
+        f"{argument} {shown!r} has {st.st_nlink} hard links; files with more than one link are not opened "
+        "(another link may lie outside the workspace)"
+    )
 
 
 def write_atomic(path: Path, data: bytes) -> bool:

@@ -4,14 +4,34 @@ The command runs as ``/bin/sh -c`` in its own session (process group), so a
 timeout or an abort kills everything it started, not just the shell. stdout and
 stderr are merged in the order they were written, and only the head and tail of
 a flood of output are kept.
+
+Confinement follows the session's sandbox mode (the last ``sandbox/mode`` event
+in the agent's log; ``harness run|chat --sandbox MODE`` writes one, children
+inherit their parent's):
+
+* no mode, or ``danger-full-access``: **not confined**. The shell runs with the
+  host user's rights: it can read any file the user can, write outside the
+  workspace and use the network. Only approval stands in its way.
+* ``workspace-write``: under bubblewrap (``bwrap``): the whole file system is
+  mounted read-only except the workspace (writable) and a private empty
+  ``/tmp``; no network (``--unshare-net``: only a loopback of its own), its
+  own PID and IPC namespaces, killed with the host.
+* ``read-only``: the same, with the workspace read-only too.
+* anything else: refused (``SANDBOX_UNAVAILABLE``), never run unconfined.
+
+When bwrap is missing, or cannot create namespaces here (unprivileged user
+namespaces disabled, a container without the rights), the call fails with
+``SANDBOX_UNAVAILABLE`` and a one-line reason; the command is not run.
 """
 
 from __future__ import annotations
 
 import os
+import shutil
 import signal
 import subprocess
 from functools import partial
+from pathlib import Path
 from typing import Any
 
 import attrs
@@ -19,9 +39,11 @@ import trio
 
 from hookspecs.errors import ToolError
 from hookspecs.protocols import ToolRunContext
-from hookspecs.values import TextBlock, ToolDefinition, ToolFailure, ToolResult
+from hookspecs.scrub import scrub_text
+from hookspecs.values import EventTypes, TextBlock, ToolDefinition, ToolFailure, ToolResult
 from hookspecs.values.cancel import CancelToken
 
+from ..workspace import workspace_root
 from ._files import os_reason
 
 DEFAULT_TIMEOUT = 120
@@ -31,6 +53,20 @@ MAX_OUTPUT_CHARS = 30_000
 #: open before we stop reading (they are left running).
 DRAIN_GRACE_SECONDS = 0.5
 SHELL = "/bin/sh"
+
+#: The sandbox modes bash knows (values of ``sandbox/mode``'s ``mode``).
+UNCONFINED = "danger-full-access"
+WORKSPACE_WRITE = "workspace-write"
+READ_ONLY = "read-only"
+SANDBOX_MODES = (WORKSPACE_WRITE, READ_ONLY, UNCONFINED)
+#: Namespaces and mounts every sandboxed command gets (the workspace is added).
+_ISOLATION = (
+    "--unshare-net", "--unshare-pid", "--unshare-ipc", "--die-with-parent",
+    "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc", "--tmpfs", "/tmp",
+)  # fmt: skip
+PROBE_SECONDS = 10.0
+#: bwrap path -> why it cannot start here ("" when it can); probed once per process
+_probed: dict[str, str] = {}
 
 PARAMETERS: dict[str, Any] = {
     "type": "object",
@@ -116,9 +152,13 @@ async def _kill_group(process: trio.Process) -> None:
 
 
 # the deadline is part of the result (``timed_out`` with the output so far), not only a cancellation
-async def run_shell(command: str, cwd: str, timeout: float, cancel: CancelToken) -> _Outcome:  # noqa: ASYNC109
-    """Run ``command``; killed (with its whole process group) on timeout or when
-    ``cancel`` fires. Raises :class:`ToolError` when the shell cannot start."""
+async def run_shell(
+    command: str, cwd: str, timeout: float, cancel: CancelToken, *, argv: list[str] | None = None  # noqa: ASYNC109
+) -> _Outcome:
+    """Run ``command`` (through ``argv``, a sandbox launcher ending in
+    ``sh -c command``, when given); killed (with its whole process group) on
+    timeout or when ``cancel`` fires. Raises :class:`ToolError` when the shell
+    cannot start."""
     capture = _Capture()
     completed: int | None = None
     start_error: OSError | None = None
@@ -131,7 +171,7 @@ async def run_shell(command: str, cwd: str, timeout: float, cancel: CancelToken)
                         process: trio.Process = await nursery.start(
                             partial(
                                 trio.run_process,
-                                [SHELL, "-c", command],
+                                argv or [SHELL, "-c", command],
                                 cwd=cwd,
                                 stdin=subprocess.DEVNULL,
                                 stdout=subprocess.PIPE,
@@ -198,9 +238,70 @@ def _result(outcome: _Outcome, timeout: float) -> ToolResult:
     return ToolResult.text(text, value=value)
 
 
+def sandbox_mode(agent: Any) -> str | None:
+    """The last ``sandbox/mode`` in ``agent``'s log, or None."""
+    session = getattr(agent, "session", None)
+    for event in reversed(getattr(session, "events", None) or ()):
+        if event.type == EventTypes.SANDBOX_MODE:
+            mode = event.data.get("mode") if isinstance(event.data, dict) else None
+            return str(mode) if mode else None
+    return None
+
+
+def _unavailable(mode: str, why: str) -> ToolError:
+    return ToolError(f"sandbox mode {mode!r}: {why}; the command was not run", code="SANDBOX_UNAVAILABLE")
+
+
+async def _probe(bwrap: str) -> str:
+    """Why ``bwrap`` cannot start a sandbox here ("" when it can); cached."""
+    if bwrap not in _probed:
+        reason = ""
+        with trio.move_on_after(PROBE_SECONDS) as waited:
+            try:
+                done = await trio.run_process(
+                    [bwrap, *_ISOLATION, "--", SHELL, "-c", "true"],
+                    stdin=subprocess.DEVNULL,
+                    capture_stdout=True,
+                    capture_stderr=True,
+                    check=False,
+                )
+            except OSError as exc:
+                reason = os_reason(exc)
+            else:
+                if done.returncode != 0:
+                    lines = done.stderr.decode("utf-8", "replace").strip().splitlines()
+                    reason = lines[0] if lines else f"bwrap exited with code {done.returncode}"
+        if waited.cancelled_caught:
+            reason = f"bwrap did not start within {PROBE_SECONDS:g}s"
+        _probed[bwrap] = " ".join(scrub_text(reason, limit=200).split())
+    return _probed[bwrap]
+
+
+async def sandbox_argv(mode: str | None, command: str, cwd: Path) -> list[str] | None:
+    """The bwrap command line for ``mode`` (None: unconfined); ``ToolError``
+    ``SANDBOX_UNAVAILABLE`` when the sandbox cannot be had."""
+    if mode is None or mode == UNCONFINED:
+        return None
+    if mode not in SANDBOX_MODES:
+        known = ", ".join(SANDBOX_MODES)
+        raise _unavailable(mode, f"unknown sandbox mode {mode!r} (bash knows {known})")
+    bwrap = shutil.which("bwrap")
+    if bwrap is None:
+        raise _unavailable(mode, "needs bubblewrap (bwrap), which is not installed (Debian: apt-get install bubblewrap)")
+    reason = await _probe(bwrap)
+    if reason:
+        raise _unavailable(mode, f"the sandbox cannot start here: {reason} (are unprivileged user namespaces enabled?)")
+    root = str(workspace_root(cwd))
+    if not await trio.Path(root).is_dir():
+        raise _unavailable(mode, "the workspace is not a directory")
+    bind = "--bind" if mode == WORKSPACE_WRITE else "--ro-bind"
+    return [bwrap, *_ISOLATION, bind, root, root, "--chdir", root, "--", SHELL, "-c", command]
+
+
 async def execute(args: dict[str, Any], ctx: ToolRunContext) -> ToolResult:
     timeout = args.get("timeout_seconds", DEFAULT_TIMEOUT)
-    outcome = await run_shell(args["command"], str(ctx.cwd), timeout, ctx.cancel)
+    argv = await sandbox_argv(sandbox_mode(ctx.agent), args["command"], Path(ctx.cwd))
+    outcome = await run_shell(args["command"], str(ctx.cwd), timeout, ctx.cancel, argv=argv)
     return _result(outcome, timeout)
 
 
@@ -209,7 +310,8 @@ TOOL = ToolDefinition(
     description=(
         "Run a shell command (/bin/sh -c) in the workspace root and return its exit code and "
         "combined stdout/stderr (long output keeps its start and end). Non-interactive: stdin is "
-        f"empty. Killed after timeout_seconds (default {DEFAULT_TIMEOUT})."
+        f"empty. Killed after timeout_seconds (default {DEFAULT_TIMEOUT}). Under the session's sandbox mode "
+        "(workspace-write, read-only) it runs without network and can write only inside the workspace (or nowhere)."
     ),
     parameters=PARAMETERS,
     execute=execute,

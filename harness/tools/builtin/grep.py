@@ -1,13 +1,22 @@
-"""``grep``: search file contents with a Python regular expression."""
+"""``grep``: search file contents with a regular expression, in linear time.
+
+Patterns run on RE2 (``google-re2``), which never backtracks: the time a
+search takes grows with the text, never exponentially with the pattern, so no
+pattern (``(a+)+$`` on a line of ``a``s) can block the host. RE2 accepts
+Python's syntax except backreferences (``\\1``) and lookaround (``(?=``,
+``(?<!``...); those are refused with a tool error naming the problem.
+"""
 
 from __future__ import annotations
 
+import os
 import re
 import threading
 from pathlib import Path
 from typing import Any
 
 import attrs
+import re2  # type: ignore[import-untyped]
 import trio
 
 from hookspecs.errors import ToolArgsError
@@ -15,7 +24,7 @@ from hookspecs.protocols import ToolRunContext
 from hookspecs.values import ToolDefinition, ToolResult
 
 from ..workspace import relative_path, resolve_in_workspace, workspace_root
-from ._files import SNIFF_BYTES, looks_binary
+from ._files import SNIFF_BYTES, looks_binary, single_link
 from ._walk import compile_segments, expand_braces, split_pattern, walk_files
 
 DEFAULT_MAX_RESULTS = 200
@@ -30,7 +39,10 @@ PARAMETERS: dict[str, Any] = {
         "pattern": {
             "type": "string",
             "minLength": 1,
-            "description": "Python regular expression searched for in each line (re.search semantics).",
+            "description": (
+                "Regular expression searched for in each line (Python/RE2 syntax, re.search semantics; "
+                "no backreferences or lookaround)."
+            ),
         },
         "path": {
             "type": "string",
@@ -86,8 +98,28 @@ class _Found:
     truncated: bool
 
 
+def compile_pattern(pattern: str, *, ignore_case: bool) -> Any:
+    """``pattern`` compiled for RE2, or ``ToolArgsError`` with a one-line reason."""
+    try:
+        re.compile(pattern)
+    except re.error as exc:
+        raise ToolArgsError(f"pattern: invalid regular expression: {exc}") from None
+    options = re2.Options()
+    options.log_errors = False  # RE2 would print its own complaint on stderr
+    options.case_sensitive = not ignore_case
+    try:
+        return re2.compile(pattern, options)
+    except re2.error as exc:
+        detail = exc.args[0] if exc.args else exc
+        reason = detail.decode("utf-8", "replace") if isinstance(detail, bytes) else str(detail)
+        raise ToolArgsError(
+            f"pattern: not supported by the linear-time engine (RE2): {' '.join(reason.split())}"
+            " (backreferences and lookaround are unavailable)"
+        ) from None
+
+
 def _search(
-    regex: re.Pattern[str],
+    regex: Any,
     base: Path,
     root: Path,
     names: _NameFilter | None,
@@ -106,7 +138,10 @@ def _search(
         try:
             if path.stat().st_size > MAX_FILE_BYTES:
                 continue
-            data = path.read_bytes()
+            with path.open("rb") as handle:
+                if not single_link(os.fstat(handle.fileno())):
+                    continue  # another link may be outside the workspace
+                data = handle.read(MAX_FILE_BYTES + 1)
         except OSError:
             continue
         if looks_binary(data[:SNIFF_BYTES]):
@@ -131,11 +166,7 @@ def _search(
 
 
 async def execute(args: dict[str, Any], ctx: ToolRunContext) -> ToolResult:
-    flags = re.IGNORECASE if args.get("ignore_case", False) else 0
-    try:
-        regex = re.compile(args["pattern"], flags)
-    except re.error as exc:
-        raise ToolArgsError(f"pattern: invalid regular expression: {exc}") from None
+    regex = compile_pattern(args["pattern"], ignore_case=args.get("ignore_case", False))
     names = _NameFilter.parse(args["glob"]) if "glob" in args else None
     root = workspace_root(ctx.cwd)
     base = resolve_in_workspace(root, args.get("path", "."), must_exist=True)
@@ -167,7 +198,8 @@ async def execute(args: dict[str, Any], ctx: ToolRunContext) -> ToolResult:
 TOOL = ToolDefinition(
     name="grep",
     description=(
-        "Search file contents in the workspace with a Python regular expression. "
+        "Search file contents in the workspace with a regular expression (RE2: linear time, "
+        "no backreferences or lookaround). "
         "Prints matching lines as `path:line:text`, sorted by path then line. "
         "Hidden directories (like .git) and binary files are skipped."
     ),

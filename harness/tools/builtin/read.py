@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 from typing import Any
 
@@ -13,7 +14,7 @@ from hookspecs.protocols import ToolRunContext
 from hookspecs.values import ToolDefinition, ToolResult
 
 from ..workspace import relative_path, resolve_in_workspace, workspace_root
-from ._files import SNIFF_BYTES, looks_binary, os_reason, require_regular_file
+from ._files import SNIFF_BYTES, hard_link_refusal, looks_binary, os_reason, require_regular_file, single_link
 
 DEFAULT_LIMIT = 2000
 MAX_LIMIT = 10_000
@@ -58,6 +59,9 @@ def _read_window(path: Path, shown: str, first: int, limit: int) -> _Window:
     total = 0
     try:
         with path.open("rb") as handle:
+            st = os.fstat(handle.fileno())  # the file opened, not the one checked before
+            if not single_link(st):
+                raise ToolArgsError(hard_link_refusal(shown, st))
             if looks_binary(handle.read(SNIFF_BYTES)):
                 raise ToolArgsError(f"path {shown!r} is a binary file; read only shows text files")
             handle.seek(0)

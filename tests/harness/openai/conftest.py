@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import random
 from collections.abc import AsyncIterator, Callable
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -21,6 +22,29 @@ from .server import ScriptedServer
 
 API_KEY = "sk-test-7d1f0c9e4b2a8f6e5d3c1b0a"
 KEY_ENV = "SHADOW_TEST_DEEPSEEK_KEY"
+
+
+def write_profile(path: Path, base_url: str, *, more_rows: str = "") -> Path:
+    """A profile with an ``openai-compatible`` row for ``base_url`` (key from
+    ``KEY_ENV``, no backoff) routing the root to it, then ``more_rows``."""
+    path.write_text(
+        f"""
+- id: deepseek
+  name: openai-compatible
+  config:
+    provider: deepseek
+    base_url: {base_url}
+    api_key_env: {KEY_ENV}
+    retry_base_seconds: 0
+    request_timeout_seconds: 20
+    models: [{{id: deepseek-chat}}]
+- id: agent-loop
+  name: agent-loop
+  config: {{model: deepseek/deepseek-chat}}
+"""
+        + more_rows
+    )
+    return path
 
 
 class SleepRecorder:

@@ -17,7 +17,7 @@ from hookspecs.protocols import CreateAgentOptions
 from hookspecs.values import AgentOptions, create_user_message
 
 from . import shapes
-from .conftest import API_KEY, KEY_ENV
+from .conftest import API_KEY, KEY_ENV, write_profile
 from .server import Reply, ScriptedServer
 
 PROXY_VARS = ["HTTP_PROXY", "HTTPS_PROXY", "ALL_PROXY", "http_proxy", "https_proxy", "all_proxy"]
@@ -27,23 +27,7 @@ async def run_turn(tmp_path: Path, server: ScriptedServer, monkeypatch: pytest.M
     for name in PROXY_VARS:  # the plugin's client trusts the environment, as in production
         monkeypatch.delenv(name, raising=False)
     monkeypatch.setenv(KEY_ENV, API_KEY)
-    profile = tmp_path / "profile.yml"
-    profile.write_text(
-        f"""
-- id: deepseek
-  name: openai-compatible
-  config:
-    provider: deepseek
-    base_url: {server.base_url}
-    api_key_env: {KEY_ENV}
-    retry_base_seconds: 0
-    request_timeout_seconds: 20
-    models: [{{id: deepseek-chat}}]
-- id: agent-loop
-  name: agent-loop
-  config: {{model: deepseek/deepseek-chat}}
-"""
-    )
+    profile = write_profile(tmp_path / "profile.yml", server.base_url)
     work = tmp_path / "work"
     work.mkdir()
     (work / "a.txt").write_text("hi\n")
