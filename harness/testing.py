@@ -65,19 +65,6 @@ def profile_rows(rows: Iterable[Row]) -> list[Any]:
     return built
 
 
-class _AdapterPlugin:
-    """Registers the scripted model built from the test's script."""
-
-    def __init__(self, adapter: Any) -> None:
-        self.adapter = adapter
-
-    from hookspecs import hookimpl as _hookimpl
-
-    @_hookimpl
-    def dsh_register_llm_adapters(self, register: Any) -> None:
-        register(self.adapter)
-
-
 class HostFactory:
     """``dsh_host``: opens hosts rooted in one test's temporary directories."""
 
@@ -93,9 +80,10 @@ class HostFactory:
     @asynccontextmanager
     async def _open(self, script: str, rows: Sequence[Row], plugins: dict[str, object]) -> AsyncIterator[Any]:
         from harness.host import open_host
-        from harness.llm.scripted import ScriptedAdapter
+        from harness.llm.scripted import AdapterPlugin, ScriptedAdapter
 
-        extra = [("dsh-test-model", _AdapterPlugin(ScriptedAdapter.from_text(script, provider=ROUTE[0])))]
+        adapter = ScriptedAdapter.from_text(script, provider=ROUTE[0])
+        extra: list[tuple[str, object]] = [("dsh-test-model", AdapterPlugin(adapter))]
         extra += list(plugins.items())
         host = None
         try:

@@ -127,9 +127,11 @@ def run_demo(args: argparse.Namespace) -> int:
     with tempfile.TemporaryDirectory(prefix=f"dsh-demo-{demo.name}-") as tmp:
         root = Path(tmp) / "demo"
         copy_tree(demo.directory(), root)
-        home = resolve_dsh_home() if os.environ.get("DSH_HOME") else Path(tmp) / "home"
+        own_home = not os.environ.get("DSH_HOME")
+        home = Path(tmp) / "home" if own_home else resolve_dsh_home()
         workspace = root / manifest["workspace"]
-        print(f"demo {demo.name}: workspace {workspace.name}/ copied to a temporary directory", file=sys.stderr)
+        where = "a temporary DSH_HOME" if own_home else "DSH_HOME from the environment"
+        print(f"demo {demo.name}: in a temporary copy of its workspace, with {where}", file=sys.stderr)
         with working_directory(root):
             composed = compose_profile(root / manifest["profile"], dsh_home=home)
             run_args: dict[str, Any] = {"cwd": str(workspace), "model": None, "session": None}

@@ -11,23 +11,10 @@ from typing import Any
 import trio
 
 from harness.host import HarnessHost, open_host
-from harness.llm.scripted import ScriptedAdapter
+from harness.llm.scripted import AdapterPlugin, ScriptedAdapter
 from harness.profiles import ProfileRow
 from hookspecs.protocols import CreateAgentOptions
 from hookspecs.values import AgentOptions
-
-
-class AdapterPlugin:
-    """Registers one adapter object (tests build adapters from inline YAML)."""
-
-    def __init__(self, adapter: Any) -> None:
-        self.adapter = adapter
-
-    from hookspecs import hookimpl as _hookimpl
-
-    @_hookimpl
-    def dsh_register_llm_adapters(self, register: Any) -> None:
-        register(self.adapter)
 
 
 @asynccontextmanager
