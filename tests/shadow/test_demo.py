@@ -33,14 +33,15 @@ def tool_results(events: list[dict[str, Any]]) -> dict[str, str]:
 
 
 def test_the_demo_runs_from_an_empty_directory_and_writes_nothing_there(tmp_path: Path) -> None:
-    cwd = tmp_path / "empty"
+    cwd, user = tmp_path / "empty", tmp_path / "user"
     cwd.mkdir()
-    run = demo(cwd=cwd)
+    user.mkdir()
+    run = demo(cwd=cwd, HOME=str(user))  # no DSH_HOME: a temporary one, not ~/.dsh
     assert run.returncode == 0, run.stderr
     assert "[shadow-report]" in run.stdout
     assert "Correction: the reviewer is right" in run.stdout
     assert "read: 8 lines" in run.stdout  # the shipped pyproject.toml, really read
-    assert list(cwd.iterdir()) == []
+    assert list(cwd.iterdir()) == [] and list(user.iterdir()) == []
 
 
 def test_the_report_is_about_the_shipped_workspace(tmp_path: Path) -> None:
