@@ -19,20 +19,8 @@ from harness.llm.placeholders import resolve as resolve_placeholders
 from harness.llm.playback import play
 from harness.llm.script import Response
 from harness.llm.scripted import ScriptedAdapter
-from hookspecs import hookimpl
 from hookspecs.values.cancel import CancelToken
 from hookspecs.values.llm import LlmRequest, StreamChunk
-
-
-class AdapterPlugin:
-    """Registers one adapter object."""
-
-    def __init__(self, adapter: Any) -> None:
-        self.adapter = adapter
-
-    @hookimpl
-    def dsh_register_llm_adapters(self, register: Any) -> None:
-        register(self.adapter)
 
 
 class RoutedAdapter(ScriptedAdapter):

@@ -48,23 +48,12 @@ from _common import compare, profiled, temp_dsh_home, verdict
 
 from harness.host import open_host
 from harness.llm.script import Response
-from harness.llm.scripted import ScriptedAdapter
+from harness.llm.scripted import AdapterPlugin, ScriptedAdapter
 from hookspecs import hookimpl
 from hookspecs.protocols import CreateAgentOptions
 from hookspecs.values import AgentOptions, create_user_message
 
 TARGET = 1.03
-
-
-class AdapterPlugin:
-    """Registers one adapter object."""
-
-    def __init__(self, adapter: Any) -> None:
-        self.adapter = adapter
-
-    @hookimpl
-    def dsh_register_llm_adapters(self, register: Any) -> None:
-        register(self.adapter)
 
 
 class NullObserver:

@@ -15,6 +15,7 @@ from hookspecs.scrub import scrub_text
 
 from .chat import add_chat_parser, run_chat
 from .common import EXIT_USAGE, add_profile_arguments, dsh_home, load_profile, setup_logging, single_dsh_error
+from .demo import add_demo_parser, run_demo
 from .inspect import dump, plugins_list, sessions_list, sessions_show
 from .run import add_run_parser, run_prompt
 
@@ -27,6 +28,7 @@ def build_parser() -> argparse.ArgumentParser:
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     add_run_parser(sub, add_profile_arguments)
     add_chat_parser(sub, add_profile_arguments)
+    add_demo_parser(sub)
     sessions = sub.add_parser("sessions", help="list or show stored sessions")
     sessions_sub = sessions.add_subparsers(dest="sessions_command", metavar="ACTION", required=True)
     listing = sessions_sub.add_parser("list", help="list sessions, newest first")
@@ -98,6 +100,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         if args.command == "chat":
             composed = load_profile(args, home)
             return trio.run(run_chat, args, composed.rows if composed else (), home)
+        if args.command == "demo":
+            return run_demo(args)
         if args.command == "sessions":
             if args.sessions_command == "list":
                 return sessions_list(home, as_json=args.json)

@@ -183,3 +183,15 @@ class ScriptedLlmPlugin:
     @hookimpl
     def dsh_register_llm_adapters(self, register: Callable[[LlmAdapter], None]) -> None:
         register(self.adapter)
+
+
+class AdapterPlugin:
+    """Registers one adapter object built in code (tests, benchmarks and the
+    ``dsh`` pytest plugin build adapters from inline scripts)."""
+
+    def __init__(self, adapter: LlmAdapter) -> None:
+        self.adapter = adapter
+
+    @hookimpl
+    def dsh_register_llm_adapters(self, register: Callable[[LlmAdapter], None]) -> None:
+        register(self.adapter)

@@ -11,7 +11,7 @@ from typing import Any
 import trio
 
 from harness.host import HarnessHost, open_host
-from harness.llm.scripted import ScriptedAdapter
+from harness.llm.scripted import AdapterPlugin, ScriptedAdapter
 from harness.profiles import ProfileRow
 from hookspecs.protocols import CreateAgentOptions
 from hookspecs.values import AgentOptions, ToolDefinition
@@ -47,19 +47,6 @@ def no_args_tool(name: str, execute: Callable[[dict[str, Any], Any], Awaitable[A
     """A tool without parameters (``options``: further ``ToolDefinition`` fields)."""
     parameters = {"type": "object", "properties": {}, "additionalProperties": False}
     return ToolDefinition(name=name, description=f"test tool {name}", parameters=parameters, execute=execute, **options)
-
-
-class AdapterPlugin:
-    """Registers one adapter object (tests build adapters from inline YAML)."""
-
-    def __init__(self, adapter: Any) -> None:
-        self.adapter = adapter
-
-    from hookspecs import hookimpl as _hookimpl
-
-    @_hookimpl
-    def dsh_register_llm_adapters(self, register: Any) -> None:
-        register(self.adapter)
 
 
 @asynccontextmanager

@@ -20,6 +20,7 @@ import trio.testing
 from harness.cli.approver import preview_arguments
 from harness.cli.chat_input import LineReader
 
+from ..cli_env import cli_env
 from .helpers import poll_until, scripted_profile
 
 REPO = Path(__file__).resolve().parents[2]
@@ -54,9 +55,7 @@ responses:
 
 
 def chat_env(home: Path) -> dict[str, str]:
-    env = {**os.environ, "DSH_HOME": str(home)}
-    env.pop("DSH_PROFILE", None)
-    return env
+    return cli_env(DSH_HOME=str(home))
 
 
 def chat(*args: str, stdin: str, home: Path, cwd: Path = REPO) -> subprocess.CompletedProcess[str]:
@@ -358,7 +357,9 @@ async def test_newest_asker_gets_the_line_and_stale_lines_are_dropped() -> None:
         with trio.move_on_after(0.05):
             await reader.readline("Allow? ")
         source.lines.put("late answer")
-        await trio.sleep(0.1)
+        # the reader takes the late line and drops it (nobody waits): only then is
+        # the next asker's line the end of input; a fixed sleep raced the thread
+        await poll_until(lambda: not reader.prompt_visible)
         source.lines.put(None)
         assert await reader.readline("you> ") is None
         assert reader.eof and await reader.readline("you> ") is None

@@ -3,17 +3,17 @@
 from __future__ import annotations
 
 import json
-import os
 import subprocess
 import sys
 from pathlib import Path
+
+from ..cli_env import cli_env
 
 REPO = Path(__file__).resolve().parents[2]
 
 
 def harness(*args: str, home: Path, cwd: Path = REPO, timeout: float = 60) -> subprocess.CompletedProcess[str]:
-    env = {**os.environ, "DSH_HOME": str(home)}
-    env.pop("DSH_PROFILE", None)
+    env = cli_env(DSH_HOME=str(home))
     return subprocess.run(
         [sys.executable, "-m", "harness", *args],
         cwd=cwd,

@@ -10,6 +10,8 @@ import sys
 import textwrap
 from pathlib import Path
 
+from ..cli_env import cli_env
+
 REPO = Path(__file__).resolve().parents[2]
 
 HELLO = '''
@@ -61,8 +63,7 @@ def _site(tmp_path: Path) -> Path:
 
 def harness(*args: str, tmp_path: Path) -> subprocess.CompletedProcess[str]:
     site = _site(tmp_path) if not (tmp_path / "site").exists() else tmp_path / "site"
-    env = {**os.environ, "DSH_HOME": str(tmp_path / "home"), "PYTHONPATH": os.pathsep.join([str(site), str(REPO)])}
-    env.pop("DSH_PROFILE", None)
+    env = cli_env(DSH_HOME=str(tmp_path / "home"), PYTHONPATH=os.pathsep.join([str(site), str(REPO)]))
     return subprocess.run(
         [sys.executable, "-m", "harness", *args], cwd=REPO, env=env, capture_output=True, text=True, timeout=60
     )

@@ -456,7 +456,7 @@ async def test_hang_is_ended_by_the_cancel_token(autojump_clock: trio.testing.Mo
 
     async with trio.open_nursery() as nursery:
         nursery.start_soon(consume)
-        await trio.sleep(5)
+        await trio.testing.wait_all_tasks_blocked()  # the stream hangs: nothing else can run
         token.cancel("user-abort")
     assert len(outcome) == 1 and outcome[0].reason == "user-abort"  # type: ignore[attr-defined]
 

@@ -20,6 +20,7 @@ from shadow_mind_plugin import cli
 from shadow_mind_plugin.diagnostics.health import DEBUG_RECORD_FIELDS, LIFECYCLE_FIELDS, VALUE_LOOP_FIELDS
 from shadow_mind_plugin.diagnostics.journals import LIFECYCLE_EVENTS
 
+from ..cli_env import cli_env
 from .helpers import new_root, settle, shadow_host, write_definition
 
 REPO = Path(__file__).resolve().parents[2]
@@ -113,8 +114,7 @@ def quiet_world(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
 
 
 def harness(*args: str, home: Path, cwd: Path = REPO) -> subprocess.CompletedProcess[str]:
-    env = {**os.environ, "DSH_HOME": str(home)}
-    env.pop("DSH_PROFILE", None)
+    env = cli_env(DSH_HOME=str(home))
     return subprocess.run(
         [sys.executable, "-m", "harness", *args], cwd=cwd, env=env, capture_output=True, text=True, timeout=60
     )

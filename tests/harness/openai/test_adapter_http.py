@@ -9,6 +9,7 @@ from typing import Any
 
 import pytest
 import trio
+import trio.testing
 
 from harness.llm import LlmService
 from harness.llm.openai_compat import OpenAICompatibleAdapter
@@ -390,7 +391,7 @@ async def test_cancel_token_mid_stream(server: ScriptedServer, make_adapter: Mak
 
         async def cancel_when_first_arrives() -> None:
             await first.wait()
-            await trio.sleep(0.05)  # the adapter is now blocked reading the socket
+            await trio.testing.wait_all_tasks_blocked()  # the adapter is now blocked reading the socket
             token.cancel("user")
 
         nursery.start_soon(cancel_when_first_arrives)
@@ -433,7 +434,7 @@ async def test_callers_cancel_scope_propagates(server: ScriptedServer, make_adap
 
             async def cancel_when_first_arrives() -> None:
                 await first.wait()
-                await trio.sleep(0.05)  # the adapter is now blocked reading the socket
+                await trio.testing.wait_all_tasks_blocked()  # the adapter is now blocked reading the socket
                 scope.cancel()
 
             nursery.start_soon(cancel_when_first_arrives)

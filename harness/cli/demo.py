@@ -1,0 +1,158 @@
+"""``harness demo``: run a demo shipped inside an installed distribution.
+
+A distribution declares a demo in the ``dsh.demos`` entry-point group:
+``shadow-mind = "shadow_mind_plugin:demo"`` names a directory inside a package
+(the same ``package:resource`` form as ``dsh.bundles``). The directory holds a
+``demo.yml`` manifest::
+
+    description: one line for ``harness demo --list``
+    prompt: the prompt sent to the root agent
+    profile: profile.yml      # relative to the demo directory
+    workspace: workspace      # likewise: the agents' working directory
+
+The host never imports the plugin: it reads the directory through
+``importlib.resources`` and loads plugins by the names the profile gives.
+
+The demo runs in a temporary copy of that directory, so nothing is written
+where the command is typed: the process works from the copy (relative paths in
+the profile resolve there), the agents work in the copy's workspace, and
+``$DSH_HOME`` is a temporary directory unless one is set. All of it is removed
+afterwards.
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import os
+import sys
+import tempfile
+from collections.abc import Iterator
+from importlib import metadata, resources
+from importlib.resources.abc import Traversable
+from pathlib import Path
+from typing import Any
+
+import attrs
+import trio
+from ruamel.yaml import YAML
+
+from hookspecs.errors import DshError
+
+from ..paths import resolve_dsh_home
+from ..profiles import compose_profile
+from .chat import run_chat
+from .run import run_prompt
+
+#: Entry-point group of shipped demos: name -> ``package:directory``.
+DEMOS_ENTRY_POINT_GROUP = "dsh.demos"
+MANIFEST = "demo.yml"
+
+
+@attrs.frozen(kw_only=True)
+class Demo:
+    name: str
+    #: ``package:directory``
+    value: str
+
+    def directory(self) -> Traversable:
+        package, sep, resource = self.value.partition(":")
+        if not sep or not package.strip() or not resource.strip():
+            raise DshError(f"demo {self.name!r}: entry point value must be 'package:directory'", code="USAGE")
+        try:
+            ref = resources.files(package.strip())
+        except ModuleNotFoundError as exc:
+            raise DshError(f"demo {self.name!r}: package {package.strip()!r} not importable: {exc}", code="USAGE") from exc
+        for part in resource.strip().split("/"):
+            ref = ref.joinpath(part)
+        if not ref.joinpath(MANIFEST).is_file():
+            raise DshError(f"demo {self.name!r} ({self.value}): no {MANIFEST} in it", code="USAGE")
+        return ref
+
+    def manifest(self) -> dict[str, str]:
+        data = YAML(typ="safe").load(self.directory().joinpath(MANIFEST).read_text(encoding="utf-8"))
+        if not isinstance(data, dict) or not all(isinstance(data.get(k), str) for k in ("prompt", "profile", "workspace")):
+            raise DshError(f"demo {self.name!r}: {MANIFEST} needs string keys prompt, profile and workspace", code="USAGE")
+        return {str(k): str(v) for k, v in data.items()}
+
+
+def available_demos() -> dict[str, Demo]:
+    """Every declared demo by name; the first declaration of a name wins."""
+    found: dict[str, Demo] = {}
+    for ep in metadata.entry_points(group=DEMOS_ENTRY_POINT_GROUP):
+        found.setdefault(ep.name, Demo(name=ep.name, value=ep.value.strip()))
+    return found
+
+
+def pick_demo(name: str | None) -> Demo:
+    demos = available_demos()
+    if name is None and len(demos) == 1:
+        return next(iter(demos.values()))
+    if name in demos:
+        return demos[name]
+    known = ", ".join(sorted(demos)) or "none installed"
+    asked = f"no demo {name!r}" if name else "several demos are installed; name one"
+    raise DshError(f"{asked} (demos: {known})", code="USAGE")
+
+
+def copy_tree(source: Traversable, target: Path) -> None:
+    """Copy a resource directory (on disk or inside a zip) to ``target``."""
+    target.mkdir(parents=True, exist_ok=True)
+    for entry in source.iterdir():
+        if entry.name == "__pycache__":
+            continue
+        if entry.is_dir():
+            copy_tree(entry, target / entry.name)
+        else:
+            (target / entry.name).write_bytes(entry.read_bytes())
+
+
+@contextlib.contextmanager
+def working_directory(path: Path) -> Iterator[None]:
+    previous = Path.cwd()
+    os.chdir(path)
+    try:
+        yield
+    finally:
+        os.chdir(previous)
+
+
+def run_demo(args: argparse.Namespace) -> int:
+    if args.list:
+        for name, demo in sorted(available_demos().items()):
+            print(f"{name}\t{demo.manifest().get('description', '')}")
+        return 0
+    demo = pick_demo(args.name)
+    manifest = demo.manifest()
+    with tempfile.TemporaryDirectory(prefix=f"dsh-demo-{demo.name}-") as tmp:
+        root = Path(tmp) / "demo"
+        copy_tree(demo.directory(), root)
+        own_home = not os.environ.get("DSH_HOME")
+        home = Path(tmp) / "home" if own_home else resolve_dsh_home()
+        workspace = root / manifest["workspace"]
+        where = "a temporary DSH_HOME" if own_home else "DSH_HOME from the environment"
+        print(f"demo {demo.name}: in a temporary copy of its workspace, with {where}", file=sys.stderr)
+        with working_directory(root):
+            composed = compose_profile(root / manifest["profile"], dsh_home=home)
+            run_args: dict[str, Any] = {"cwd": str(workspace), "model": None, "session": None, "sandbox": None}
+            if args.chat:
+                return trio.run(run_chat, argparse.Namespace(**run_args), composed.rows, home)
+            run_args.update(prompt=manifest["prompt"], json=args.json, show_reasoning=False, no_signals=False)
+            print(f"you> {manifest['prompt']}", file=sys.stderr if args.json else sys.stdout, flush=True)
+            return trio.run(run_prompt, argparse.Namespace(**run_args), composed.rows, home)
+
+
+def add_demo_parser(sub: Any) -> None:
+    parser = sub.add_parser(
+        "demo",
+        help="run a shipped offline demo (temporary workspace and DSH_HOME)",
+        description="Run a demo shipped by an installed distribution, offline, in a temporary copy of its "
+        "workspace; $DSH_HOME is a temporary directory unless it is set.",
+    )
+    parser.add_argument("name", nargs="?", help="which demo (default: the only one installed)")
+    parser.add_argument("--list", action="store_true", help="list the installed demos")
+    parser.add_argument("--json", action="store_true", help="print a JSON transcript instead of streaming text")
+    parser.add_argument("--chat", action="store_true", help="chat in the demo's setup instead of sending its prompt")
+
+
+__all__ = ["DEMOS_ENTRY_POINT_GROUP", "Demo", "add_demo_parser", "available_demos", "run_demo"]

@@ -1,0 +1,13 @@
+"""The environment of CLI subprocesses in tests: the developer's ``DSH_*``
+settings (``DSH_HOME``, ``DSH_PROFILE``, ``DSH_DISABLED_PLUGINS`` ...) never leak
+into a run; each test passes the ones it means."""
+
+from __future__ import annotations
+
+import os
+
+
+def cli_env(**overrides: str) -> dict[str, str]:
+    env = {key: value for key, value in os.environ.items() if not key.startswith("DSH_")}
+    env.update(overrides)
+    return env
