@@ -39,7 +39,7 @@ def load_yaml(text: str, *, source: str) -> Any:
         raise ProfileError(f"{source}: malformed YAML: {exc}") from exc
     except RecursionError:  # the composer recurses once per nesting level
         raise ProfileError(f"{source}: malformed YAML: nested too deeply") from None
-    except (ValueError, TypeError, KeyError, OverflowError) as exc:  # a tag's constructor refused its scalar
+    except Exception as exc:  # ruamel's constructors leak plain errors for a bad tag (``!!float xyz``, ``!!set``)
         raise ProfileError(f"{source}: malformed YAML: a tagged value cannot be built ({exc})") from None
     recursive = recursive_alias_path(data)
     if recursive is not None:

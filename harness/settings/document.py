@@ -75,10 +75,10 @@ def parse(text: str, *, where: str) -> CommentedMap:
         root = make_yaml().load(text)
     except YAMLError as exc:
         raise SettingsError(f"{where}: {_describe_yaml_error(exc)}") from exc
-    except (ValueError, TypeError, OverflowError) as exc:  # a tag's constructor refused its scalar (``!!float xyz``)
-        raise SettingsError(f"{where}: invalid YAML: a tagged value cannot be built ({exc})") from None
     except RecursionError:  # the composer recurses once per nesting level
         raise SettingsError(f"{where}: invalid YAML: nested too deeply") from None
+    except Exception as exc:  # ruamel's constructors leak plain errors for a bad tag (``!!float xyz``, ``!!set``)
+        raise SettingsError(f"{where}: invalid YAML: a tagged value cannot be built ({exc})") from None
     if root is None:
         return CommentedMap()
     recursive = recursive_alias_path(root)
