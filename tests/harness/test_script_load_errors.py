@@ -1,5 +1,6 @@
-"""A script whose mappings have non-string keys (``?`` is a null key) is a clear
-``ScriptError``, not a ``TypeError`` from formatting the unknown keys."""
+"""A script whose mappings have non-string keys (``?`` is a null key), a bad tag
+or deep nesting is a clear one-line ``ScriptError``, not a ``TypeError``,
+``IndexError`` or ``RecursionError``."""
 
 from __future__ import annotations
 
@@ -13,6 +14,9 @@ CASES = [
     ("responses:\n- reply: {}\n  ? \n", "<script>: unknown field(s): None @ $.responses[0]"),
     ("responses: []\n? [1]\n", "<script>: unknown field(s): (1,) @ $"),
     ("responses: []\n1: a\nzed: b\n", "<script>: unknown field(s): 1, zed @ $"),
+    ("responses: !!int\n", "<script>: invalid YAML: a tagged value cannot be built (string index out of range)"),
+    ("responses: !!float xyz\n", "<script>: invalid YAML: a tagged value cannot be built (could not convert string to float: 'xyz')"),
+    ("responses: " + "[" * 5000 + "]" * 5000 + "\n", "<script>: invalid YAML: nested too deeply"),
 ]
 
 
