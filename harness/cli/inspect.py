@@ -18,7 +18,7 @@ from ..paths import HostPaths
 from ..plugins import load_plugins, make_plugin_manager
 from ..profiles import ComposedProfile, dump_config
 from ..sessions import SessionStore
-from ..sessions.jsonl import read_log
+from ..sessions.shapes import load_log
 from .render import Style, render_events
 
 
@@ -37,7 +37,9 @@ def _when(ms: float) -> str:
 
 def sessions_list(home: Path, *, as_json: bool, out: Any = None) -> int:
     out = out or sys.stdout
-    summaries = _store(home).list()
+    summaries, problems = _store(home).scan()
+    for problem in problems:  # one line each; the other sessions are still listed
+        print(f"harness: skipped {problem}", file=sys.stderr)
     if as_json:
         json.dump([attrs.asdict(s) for s in summaries], out, indent=2)
         out.write("\n")
@@ -55,7 +57,7 @@ def sessions_show(home: Path, session_id: str, *, as_json: bool, out: Any = None
     out = out or sys.stdout
     # a viewer must show logs written with plugin event types it does not know;
     # it never writes, so it accepts every type
-    loaded = read_log(
+    loaded = load_log(
         _store(home).path_for(session_id), is_known=lambda _type: True, where=f"sessions/{session_id}/session.jsonl"
     )
     header, events = loaded.header, loaded.events

@@ -129,6 +129,10 @@ def parse_script_text(text: str, *, source: str = "<script>") -> Script:
         raise ScriptError(f"{source}: invalid YAML: {_describe_yaml_error(exc)}") from None
     except YAMLError as exc:
         raise ScriptError(f"{source}: invalid YAML: {exc}") from None
+    except RecursionError:  # the composer recurses once per nesting level
+        raise ScriptError(f"{source}: invalid YAML: nested too deeply") from None
+    except Exception as exc:  # ruamel's constructors leak plain errors for a bad tag (``!!int``, ``!!float xyz``)
+        raise ScriptError(f"{source}: invalid YAML: a tagged value cannot be built ({exc})") from None
     return parse_script_data(data, source=source)
 
 

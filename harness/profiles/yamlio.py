@@ -11,6 +11,8 @@ from ruamel.yaml.error import MarkedYAMLError, YAMLError
 
 from hookspecs.errors import ProfileError
 
+from ..yaml_tree import recursive_alias_path
+
 
 def read_text(path: Path) -> str:
     """The UTF-8 text of ``path``; failures name the file."""
@@ -27,7 +29,7 @@ def read_text(path: Path) -> str:
 def load_yaml(text: str, *, source: str) -> Any:
     """Round-trip load (nodes keep ``.lc`` line info); malformed YAML names the line."""
     try:
-        return YAML(typ="rt").load(text)
+        data = YAML(typ="rt").load(text)
     except MarkedYAMLError as exc:
         mark = exc.problem_mark or exc.context_mark
         line = f":{mark.line + 1}" if mark is not None else ""
@@ -35,6 +37,14 @@ def load_yaml(text: str, *, source: str) -> Any:
         raise ProfileError(f"{source}{line}: malformed YAML: {problem}") from exc
     except YAMLError as exc:
         raise ProfileError(f"{source}: malformed YAML: {exc}") from exc
+    except RecursionError:  # the composer recurses once per nesting level
+        raise ProfileError(f"{source}: malformed YAML: nested too deeply") from None
+    except Exception as exc:  # ruamel's constructors leak plain errors for a bad tag (``!!float xyz``, ``!!set``)
+        raise ProfileError(f"{source}: malformed YAML: a tagged value cannot be built ({exc})") from None
+    recursive = recursive_alias_path(data)
+    if recursive is not None:
+        raise ProfileError(f"{source}: malformed YAML: recursive alias at {recursive}")
+    return data
 
 
 def line_of_item(seq: Any, index: int) -> int | None:

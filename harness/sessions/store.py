@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import builtins
 import json
 import logging
 import re
@@ -14,10 +15,11 @@ from hookspecs.layout import SESSION_FILE, SESSION_ID_PATTERN, SESSIONS_DIR
 from hookspecs.protocols import SessionSummary
 from hookspecs.values import EventTypes, SessionEvent, SessionHeader
 
-from .jsonl import JsonlWriter, count_events, read_header, read_log, truncate_torn_tail
+from .jsonl import JsonlWriter, count_events, read_header, truncate_torn_tail
 from .lock import SessionLock
 from .log import SessionLog
 from .repair import closing_events
+from .shapes import check_event, load_log
 
 _EVENT_TYPE = re.compile(r"^[a-z][a-z0-9-]*(?:/[a-z0-9][a-z0-9-]*)+$")
 
@@ -115,12 +117,12 @@ class SessionStore:
         if session_id in self._live:
             raise SessionError(f"session {session_id} is already open", code="SESSION_OPEN")
         path = self.path_for(session_id)
-        where = f"{SESSIONS_DIR}/{session_id}/{SESSION_FILE}"
+        where = _label(session_id)
         if not path.is_file():
             raise SessionFormatError(f"{where}: session file not found")
         lock = SessionLock.acquire(session_id, path.parent, logger=self._logger)
         try:
-            loaded = read_log(path, is_known=self.is_known_type, where=where)
+            loaded = load_log(path, is_known=self.is_known_type, where=where)
             if loaded.torn_tail:
                 self._logger.warning("session %s: dropped a torn last line left by a crash", session_id)
                 truncate_torn_tail(path, loaded.intact_bytes)
@@ -156,9 +158,7 @@ class SessionStore:
         live = self._live.get(session_id)
         if live is not None:
             return live.header, live.events
-        loaded = read_log(
-            self.path_for(session_id), is_known=self.is_known_type, where=f"{SESSIONS_DIR}/{session_id}/{SESSION_FILE}"
-        )
+        loaded = load_log(self.path_for(session_id), is_known=self.is_known_type, where=_label(session_id))
         return loaded.header, loaded.events
 
     def get(self, session_id: str) -> SessionLog | None:
@@ -182,35 +182,58 @@ class SessionStore:
             pass
 
     def list(self) -> list[SessionSummary]:
+        summaries, problems = self.scan()
+        for problem in problems:
+            self._logger.warning("skipping unreadable session: %s", problem)
+        return summaries
+
+    def scan(self) -> tuple[builtins.list[SessionSummary], builtins.list[str]]:
+        """Persisted sessions, newest first, and one line per session that cannot
+        be listed (a directory or unreadable file in place of the log, a bad
+        header, a malformed first user message); the others are listed."""
         if not self.sessions_dir.is_dir():
-            return []
-        out: list[SessionSummary] = []
-        for directory in self.sessions_dir.iterdir():
+            return [], []
+        out: builtins.list[SessionSummary] = []
+        problems: builtins.list[str] = []
+        for directory in sorted(self.sessions_dir.iterdir()):
             path = directory / SESSION_FILE
-            if not path.is_file():
-                continue
+            if not directory.is_dir() or not path.exists():
+                continue  # not a session directory
+            label = _label(directory.name)
             try:
+                if not path.is_file():
+                    raise SessionFormatError(f"{label}: not a regular file")
                 header = read_header(path)
-            except SessionFormatError as exc:
-                self._logger.warning("skipping unreadable session %s: %s", directory.name, exc)
-                continue
-            out.append(
-                SessionSummary(
+                summary = SessionSummary(
                     id=header.id,
                     created_at=header.created_at,
                     cwd=header.cwd,
                     parent_session=header.parent_session,
                     delegation_depth=header.delegation_depth,
                     events=count_events(path),
-                    title=_first_prompt(path),
+                    title=_first_prompt(path, label),
                 )
-            )
+            except SessionFormatError as exc:
+                problems.append(exc.message)
+                continue
+            except OSError as exc:
+                problems.append(f"{label}: cannot read the session file: {exc.strerror or exc}")
+                continue
+            out.append(summary)
         out.sort(key=lambda s: s.created_at, reverse=True)
-        return out
+        return out, problems
+
+def _label(session_id: str) -> str:
+    """How messages name a session's log: relative to the home."""
+    return f"{SESSIONS_DIR}/{session_id}/{SESSION_FILE}"
 
 
-def _first_prompt(path: Path, *, max_lines: int = 64) -> str:
-    """The head of the first user message, for listings (reads a few lines only)."""
+def _first_prompt(path: Path, label: str, *, max_lines: int = 64) -> str:
+    """The head of the first user message, for listings (reads a few lines only).
+
+    A line that is not JSON (a torn tail) gives no title; a ``user/message``
+    whose payload has the wrong shape raises :class:`SessionFormatError`.
+    """
     with open(path, "rb") as handle:
         for _ in range(max_lines):
             line = handle.readline()
@@ -219,9 +242,11 @@ def _first_prompt(path: Path, *, max_lines: int = 64) -> str:
             if b'"user/message"' not in line:
                 continue
             try:
-                data = json.loads(line)["data"]["message"]
-                texts = [b["text"] for b in data["content"] if b.get("type") == "text"]
-            except (ValueError, KeyError, TypeError):
+                obj = json.loads(line)
+            except ValueError:
                 return ""
-            return " ".join(" ".join(texts).split())[:80]
+            if type(obj) is not dict or obj.get("type") != EventTypes.USER_MESSAGE or type(obj.get("seq")) is not int:
+                continue  # the text merely mentions the type; read_log judges the framing
+            message = check_event(EventTypes.USER_MESSAGE, obj["seq"], obj.get("data"), label)
+            return " ".join(message.text.split())[:80] if message is not None else ""
     return ""

@@ -26,6 +26,8 @@ from hookspecs.errors import SettingsError
 from hookspecs.fsutil import FILE_MODE, ensure_private_dir
 from hookspecs.values.wire import describe_value
 
+from ..yaml_tree import recursive_alias_path
+
 try:  # advisory cross-process lock; absent on Windows, where writes stay atomic but unfenced
     import fcntl
 except ImportError:  # pragma: no cover
@@ -52,11 +54,19 @@ def make_yaml() -> YAML:
 
 
 def read_text(path: Path) -> str:
-    """The document's text; a missing file is an empty document."""
+    """The document's text; a missing file is an empty document.
+
+    A file that is not UTF-8 or cannot be read (a directory, no permission)
+    raises ``SettingsError`` naming it.
+    """
     try:
         return path.read_text(encoding="utf-8")
     except FileNotFoundError:
         return ""
+    except UnicodeDecodeError as exc:
+        raise SettingsError(f"{path}: not UTF-8 text ({exc.reason} at byte {exc.start})") from None
+    except OSError as exc:
+        raise SettingsError(f"{path}: cannot read the settings document: {exc.strerror or exc}") from None
 
 
 def parse(text: str, *, where: str) -> CommentedMap:
@@ -65,8 +75,15 @@ def parse(text: str, *, where: str) -> CommentedMap:
         root = make_yaml().load(text)
     except YAMLError as exc:
         raise SettingsError(f"{where}: {_describe_yaml_error(exc)}") from exc
+    except RecursionError:  # the composer recurses once per nesting level
+        raise SettingsError(f"{where}: invalid YAML: nested too deeply") from None
+    except Exception as exc:  # ruamel's constructors leak plain errors for a bad tag (``!!float xyz``, ``!!set``)
+        raise SettingsError(f"{where}: invalid YAML: a tagged value cannot be built ({exc})") from None
     if root is None:
         return CommentedMap()
+    recursive = recursive_alias_path(root)
+    if recursive is not None:
+        raise SettingsError(f"{where}: invalid YAML: recursive alias at {recursive}")
     if not isinstance(root, CommentedMap):
         raise SettingsError(f"{where}: expected a mapping of namespaces at the top level, got {describe_value(root)}")
     return root

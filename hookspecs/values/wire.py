@@ -94,14 +94,21 @@ def structure(
         raise error(f"{where}: {'; '.join(describe_errors(exc))}") from exc
 
 
+def _unknown_fields(exc: cattrs.ForbiddenExtraKeysError) -> str:
+    # a YAML document may have non-string keys (``? `` is a null key), which
+    # cattrs's own message cannot join: name each by its repr
+    names = sorted(k if isinstance(k, str) else repr(k) for k in exc.extra_fields)
+    return f"unknown field(s): {', '.join(names)}"
+
+
 def _format(exc: BaseException, type_: Any) -> str:
+    if isinstance(exc, cattrs.ForbiddenExtraKeysError):  # before str(exc), which may fail for it
+        return _unknown_fields(exc)
     if isinstance(exc, TypeError) and str(exc).startswith("expected "):
         return str(exc)
     if "not in literal" in str(exc):
         allowed = ", ".join(repr(a) for a in getattr(type_, "__args__", ()))
         return f"invalid value; expected one of {allowed}" if allowed else "invalid value"
-    if isinstance(exc, cattrs.ForbiddenExtraKeysError):
-        return f"unknown field(s): {', '.join(sorted(exc.extra_fields))}"
     if isinstance(exc, KeyError):
         return "required field missing"
     return format_exception(exc, type_)
@@ -112,7 +119,7 @@ def describe_errors(exc: BaseException) -> list[str]:
     if isinstance(exc, (cattrs.ClassValidationError, cattrs.IterableValidationError)):
         return list(cattrs.transform_error(exc, path="$", format_exception=_format))
     if isinstance(exc, cattrs.ForbiddenExtraKeysError):
-        return [f"unknown field(s): {', '.join(sorted(exc.extra_fields))}"]
+        return [_unknown_fields(exc)]
     if isinstance(exc, BaseExceptionGroup):
         out: list[str] = []
         for sub in exc.exceptions:

@@ -43,6 +43,8 @@ def load_holdout_document(path: Path) -> dict[str, Any]:
         raise HoldoutKeyError(
             f"invalid holdout key sidecar JSON: {exc.msg} at line {exc.lineno}, column {exc.colno}"
         ) from None
+    except RecursionError:  # the decoder recurses once per nesting level
+        raise HoldoutKeyError("invalid holdout key sidecar JSON: nested too deeply") from None
     if not isinstance(document, dict):
         raise HoldoutKeyError("holdout key sidecar must be a JSON object")
     return document

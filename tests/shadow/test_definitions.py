@@ -414,6 +414,7 @@ SIDECAR_CASES = [
     ("missing", None, f'holdout definition "default" needs {SIDECAR_DISPLAY} containing {{"default": ["literal", ...]}}; create the sidecar as the operator, or remove "holdout: true" from the definition'),
     ("bad json", '{"default": ["SECRET_A"', "invalid holdout key sidecar JSON"),
     ("not utf-8", b"\xff\xfe", "invalid holdout key sidecar JSON"),
+    ("nested too deeply", '{"default": ' + "[" * 100_000 + "]" * 100_000 + "}", "invalid holdout key sidecar JSON: nested too deeply"),
     ("array", '["SECRET_A"]', "holdout key sidecar must be a JSON object"),
     ("string", '"SECRET_A"', "holdout key sidecar must be a JSON object"),
     ("id missing", '{"other": ["SECRET_A"]}', 'holdout definition "default" needs unique non-empty literal keys'),

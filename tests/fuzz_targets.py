@@ -1,0 +1,202 @@
+"""Fuzz targets over every file the host and the plugin read from disk.
+
+Each target takes one arbitrary input (text, bytes or YAML-ish text) and feeds
+it to a loader; it passes when the loader returns or raises one of the
+project's own error types (``DshError`` subclasses: ``SessionFormatError``,
+``SettingsError``, ``ProfileError``, ``ScriptError``, ``DefinitionError``,
+``HoldoutKeyError``...). Anything else — a ``TypeError``, ``RecursionError``,
+``KeyError`` — escapes and fails the example.
+
+``tests/test_fuzz_inputs.py`` runs every target with a few dozen examples;
+``bench/fuzz_inputs.py`` runs the same targets with thousands.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import tempfile
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Any
+
+from hypothesis import strategies as st
+
+from harness.cli.inspect import sessions_show
+from harness.llm.script import parse_script_text
+from harness.profiles import parse_profile
+from harness.profiles.parse import parse_patch
+from harness.sessions import SessionStore, derive_messages
+from harness.sessions.shapes import load_log
+from harness.settings import SettingsService
+from hookspecs.errors import DshError
+from hookspecs.values.settings import SettingsSpec
+from shadow_mind_plugin.definitions.holdout_keys import load_holdout_document
+from shadow_mind_plugin.definitions.parse import parse_definition
+
+from .harness.test_settings import LoopSettings
+
+# --- strategies -----------------------------------------------------------------------------
+
+_YAML_PIECES = [
+    "- ", ": ", ":", "? ", "&a ", "*a", "&b ", "*b", "!!float ", "!!int ", "!!bool ", "!!str ", "!!null ",
+    "!!binary ", "!!timestamp ", "!!set ", "!!omap ", "!!pairs ", "!!map ", "!!seq ", "!custom ", "[", "]",
+    "{", "}", ", ", "\n", "\n  ", "\n    ", "---\n", "...\n", "'", '"', "# c", "|\n  ", ">\n  ", "xyz", "1",
+    "-1", "0x1F", "0o7", "1e999", ".nan", ".inf", "null", "~", "true", "no", "2024-01-01", "12:30", "\t",
+    "\ufeff", "\x00", "é", "id", "name", "config", "disabled", "bundle", "insert", "remove", "enable",
+    "disable", "rename", "responses", "reply", "match", "text", "tool_calls", "models", "holdout", "tools",
+    "enabled", "activation_probability", "timeout_seconds", "capture", "demo", "agent-loop", "ratio", "mode",
+]
+
+#: text built from YAML-significant fragments (tags, anchors, flow and block syntax)
+yamlish = st.lists(st.sampled_from(_YAML_PIECES), max_size=40).map("".join)
+#: any text, any bytes, or YAML-ish text, as bytes to write to a file
+file_bytes = st.one_of(
+    st.binary(max_size=300),
+    st.text(max_size=200).map(lambda t: t.encode("utf-8", "surrogatepass")),
+    yamlish.map(lambda t: t.encode("utf-8", "surrogatepass")),
+)
+any_text = st.one_of(st.text(max_size=200), yamlish)
+
+_json_leaf = st.one_of(st.none(), st.booleans(), st.integers(), st.floats(allow_nan=False), st.text(max_size=12))
+json_value = st.recursive(
+    _json_leaf,
+    lambda inner: st.one_of(st.lists(inner, max_size=4), st.dictionaries(st.text(max_size=8), inner, max_size=4)),
+    max_leaves=12,
+)
+
+_CORE_TYPES = ["user/message", "assistant/message", "tool/result", "turn/start", "turn/end", "tool/call", "plugin/x"]
+_block = st.one_of(
+    st.fixed_dictionaries({"type": st.just("text"), "text": st.one_of(st.text(max_size=10), json_value)}),
+    st.fixed_dictionaries({"type": st.sampled_from(["tool-call", "tool-result", "image", "reasoning", "x"])}),
+    json_value,
+)
+_message = st.one_of(
+    json_value,
+    st.fixed_dictionaries(
+        {
+            "id": st.one_of(st.just("m"), json_value),
+            "role": st.one_of(st.sampled_from(["user", "assistant", "tool", "wizard"]), json_value),
+            "content": st.one_of(st.lists(_block, max_size=3), json_value),
+        },
+        optional={"source": st.one_of(st.just({"kind": "user"}), json_value)},
+    ),
+)
+_event = st.fixed_dictionaries(
+    {
+        "type": st.one_of(st.sampled_from(_CORE_TYPES), json_value),
+        "seq": st.one_of(st.just(-1), json_value),  # -1: "the line's own seq", filled in below
+        "time": st.one_of(st.just(1), json_value),
+        "data": st.one_of(st.fixed_dictionaries({}, optional={"message": _message, "turn": json_value}), json_value),
+    },
+    optional={"ignorable": st.booleans()},
+)
+_event_line = st.one_of(
+    _event,
+    st.text(max_size=60),
+    st.binary(max_size=40),
+)
+#: the lines after a valid header: mostly well-framed events with fuzzed fields
+session_lines = st.lists(_event_line, max_size=6)
+
+
+# --- targets --------------------------------------------------------------------------------
+
+
+def _expect_own_errors(call: Callable[[], Any]) -> Any:
+    try:
+        return call()
+    except DshError:
+        return None
+
+
+@contextlib.contextmanager
+def _scratch() -> Iterator[Path]:
+    with tempfile.TemporaryDirectory(prefix="dsh-fuzz-") as name:
+        yield Path(name)
+
+
+def session_log(lines: list[Any]) -> None:
+    """A session file: a valid header, then the fuzzed lines; load, list, show."""
+    with _scratch() as home:
+        _session_log(home, lines)
+
+
+def _session_log(home: Path, lines: list[Any]) -> None:
+    path = home / "sessions" / "s1" / "session.jsonl"
+    path.parent.mkdir(parents=True)
+    out = [json.dumps({"type": "session", "version": 1, "id": "s1", "created_at": 1.0}).encode()]
+    for seq, line in enumerate(lines):
+        if isinstance(line, dict):
+            if line.get("seq") == -1:
+                line = {**line, "seq": seq}
+            out.append(json.dumps(line).encode())
+        elif isinstance(line, str):
+            out.append(line.encode("utf-8", "surrogatepass"))
+        else:
+            out.append(line)
+    path.write_bytes(b"\n".join(out) + b"\n")
+    store = SessionStore(sessions_dir=home / "sessions", on_event=lambda s, e: None, now_ms=lambda: 0.0)
+    loaded = _expect_own_errors(lambda: load_log(path, is_known=store.is_known_type, where="s1"))
+    if loaded is not None:
+        derive_messages(loaded.events)  # a log that loads folds into a history
+    store.scan()  # never raises: a broken session is a problem line
+    _expect_own_errors(lambda: sessions_show(home, "s1", as_json=False, out=_Sink()))
+
+
+class _Sink:
+    def write(self, text: str) -> int:
+        return len(text)
+
+    def isatty(self) -> bool:
+        return False
+
+
+def settings_document(raw: bytes) -> None:
+    """``settings.yaml`` at start-up (only SettingsError) and as a hand edit (never raises)."""
+    with _scratch() as home:
+        path = home / "settings.yaml"
+        service = SettingsService(path=path, on_updated=lambda *args: None)
+        service.register(SettingsSpec(namespace="agent-loop", schema=LoopSettings))
+        service.load()  # no file yet: defaults
+        path.write_bytes(raw)
+        service.reload()
+        fresh = SettingsService(path=path, on_updated=lambda *args: None)
+        fresh.register(SettingsSpec(namespace="agent-loop", schema=LoopSettings))
+        _expect_own_errors(fresh.load)
+
+
+def profile_text(text: str) -> None:
+    """A profile and a patch file (only ProfileError)."""
+    _expect_own_errors(lambda: parse_profile(text, source="p.yml"))
+    _expect_own_errors(lambda: parse_patch(text, source="patch.yml"))
+
+
+def definition_text(text: str) -> None:
+    """A Shadow definition document, with and without a frontmatter opener (only DefinitionError)."""
+    _expect_own_errors(lambda: parse_definition(text, Path("fuzz.md")))
+    _expect_own_errors(lambda: parse_definition("---\n" + text + "\n---\n\nReview it.\n", Path("fuzz.md")))
+
+
+def holdout_sidecar(raw: bytes) -> None:
+    """``holdout-keys.json`` bytes (only HoldoutKeyError)."""
+    with _scratch() as home:
+        path = home / "holdout-keys.json"
+        path.write_bytes(raw)
+        _expect_own_errors(lambda: load_holdout_document(path))
+
+
+def script_text(text: str) -> None:
+    """A scripted-adapter script (only ScriptError)."""
+    _expect_own_errors(lambda: parse_script_text(text))
+
+
+#: name -> (strategy, target); the test module and the bench script run these
+TARGETS: dict[str, tuple[st.SearchStrategy[Any], Callable[[Any], None]]] = {
+    "session_log": (session_lines, session_log),
+    "settings_document": (file_bytes, settings_document),
+    "profile_text": (any_text, profile_text),
+    "definition_text": (any_text, definition_text),
+    "holdout_sidecar": (file_bytes, holdout_sidecar),
+    "script_text": (any_text, script_text),
+}

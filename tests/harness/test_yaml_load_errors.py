@@ -1,0 +1,123 @@
+"""Unloadable settings documents and profiles give one-line errors naming the file.
+
+At start-up a broken ``settings.yaml`` is a clear ``SettingsError``; a hand edit
+that breaks it while running keeps every last good value. A profile is refused
+with a ``ProfileError`` naming the profile file.
+"""
+
+from __future__ import annotations
+
+import logging
+from pathlib import Path
+
+import attrs
+import pytest
+
+from harness.profiles import compose_profile, parse_profile
+from harness.settings import SettingsService
+from hookspecs.errors import ProfileError, SettingsError
+from hookspecs.values.settings import SettingsOp, SettingsSpec
+
+NS = "demo"
+
+
+@attrs.frozen(kw_only=True)
+class Demo:
+    ratio: float = 0.5
+
+
+def spec() -> SettingsSpec:
+    return SettingsSpec(namespace=NS, schema=Demo)
+
+
+def service_for(path: Path) -> SettingsService:
+    service = SettingsService(path=path, on_updated=lambda *args: None)
+    service.register(spec())
+    return service
+
+
+DEEP = ("demo: " + "[" * 5000 + "]" * 5000 + "\n").encode()
+
+#: (id, how the file is made, what the message says after "<path>: ")
+BROKEN_SETTINGS = [
+    ("not utf-8", b"demo:\n  ratio: \xff\n", "not UTF-8 text (invalid start byte at byte 15)"),
+    ("a bad float tag", b"demo:\n  ratio: !!float xyz\n", "invalid YAML: a tagged value cannot be built (could not convert string to float: 'xyz')"),
+    ("a bad int tag", b"demo:\n  ratio: !!int xyz\n", "invalid YAML: a tagged value cannot be built ("),
+    ("nested too deeply", DEEP, "invalid YAML: nested too deeply"),
+    ("a recursive alias", b"&top [*top]\n", "invalid YAML: recursive alias at $[0]"),
+    ("a directory", None, "cannot read the settings document: Is a directory"),
+]
+
+
+def make_broken(path: Path, content: bytes | None) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    if path.is_file():
+        path.unlink()
+    if content is None:
+        path.mkdir()
+    else:
+        path.write_bytes(content)
+
+
+@pytest.mark.parametrize(("content", "problem"), [(c, p) for _, c, p in BROKEN_SETTINGS], ids=[n for n, _, _ in BROKEN_SETTINGS])
+def test_a_broken_settings_document_fails_startup_in_one_line(tmp_path: Path, content: bytes | None, problem: str) -> None:
+    path = tmp_path / "home" / "settings.yaml"
+    make_broken(path, content)
+    service = service_for(path)
+    with pytest.raises(SettingsError) as info:
+        service.load()
+    assert info.value.message.startswith(f"{path}: {problem}")
+    assert "\n" not in info.value.message
+
+
+@pytest.mark.parametrize(("content", "problem"), [(c, p) for _, c, p in BROKEN_SETTINGS], ids=[n for n, _, _ in BROKEN_SETTINGS])
+def test_a_broken_hand_edit_keeps_the_last_good_value(
+    tmp_path: Path, content: bytes | None, problem: str, caplog: pytest.LogCaptureFixture
+) -> None:
+    path = tmp_path / "home" / "settings.yaml"
+    path.parent.mkdir(parents=True)
+    path.write_text(f"{NS}:\n  ratio: 0.75\n")
+    service = service_for(path)
+    service.load()
+    make_broken(path, content)
+    with caplog.at_level(logging.WARNING):
+        [reported] = service.reload()
+    assert reported.startswith(f"{path}: {problem}")
+    assert service.get(NS) == Demo(ratio=0.75)
+    assert "keeping every value" in caplog.text
+
+
+async def test_a_write_over_a_broken_document_is_refused_clearly(tmp_path: Path) -> None:
+    path = tmp_path / "home" / "settings.yaml"
+    service = service_for(path)
+    service.load()
+    make_broken(path, b"demo:\n  ratio: !!float xyz\n")
+    with pytest.raises(SettingsError, match=r"invalid YAML: a tagged value cannot be built"):
+        await service.mutate(NS, [SettingsOp.set("ratio", 0.25)])
+    assert path.read_bytes() == b"demo:\n  ratio: !!float xyz\n"  # nothing written
+
+
+# --- profiles -----------------------------------------------------------------------------
+
+BROKEN_PROFILES = [
+    ("a recursive alias", "- &row {id: a, name: b, config: {self: *row}}\n", "malformed YAML: recursive alias at $[0].config.self"),
+    ("a recursive list", "&rows [*rows]\n", "malformed YAML: recursive alias at $[0]"),
+    ("a bad float tag", "- id: a\n  name: b\n  config: {ratio: !!float xyz}\n", "malformed YAML: a tagged value cannot be built (could not convert string to float: 'xyz')"),
+    ("a bad bool tag", "- id: a\n  name: b\n  disabled: !!bool maybe\n", "malformed YAML: a tagged value cannot be built ("),
+    ("nested too deeply", "- " + "[" * 5000 + "]" * 5000 + "\n", "malformed YAML: nested too deeply"),
+]
+
+
+@pytest.mark.parametrize(("text", "problem"), [(t, p) for _, t, p in BROKEN_PROFILES], ids=[n for n, _, _ in BROKEN_PROFILES])
+def test_a_broken_profile_is_one_line_naming_the_file(tmp_path: Path, text: str, problem: str) -> None:
+    path = tmp_path / "broken.yml"
+    path.write_text(text)
+    with pytest.raises(ProfileError) as info:
+        compose_profile(path, dsh_home=tmp_path / "home")
+    assert info.value.message.startswith(f"{path}: {problem}")
+    assert "\n" not in info.value.message
+
+
+def test_shared_aliases_still_load() -> None:
+    doc = parse_profile("- id: a\n  name: x\n  config: &shared {k: [1, 2]}\n- id: b\n  name: y\n  config: *shared\n", source="p.yml")
+    assert [row.config for row in doc.rows] == [{"k": [1, 2]}, {"k": [1, 2]}]
