@@ -60,6 +60,7 @@ class Controls:
         state = self._owners.states.get(agent.id)
         notes = self._governance.settings_notes()
         if state is None or state.root is not agent:
+            persisted = self._budget.peek(agent.id, agent.session.events)
             return {
                 "paused": False,
                 "active": [],
@@ -67,8 +68,9 @@ class Controls:
                 "epoch": 0,
                 "total_runs": 0,
                 "value_loop": [],
-                "spent_chars": 0,
-                "budget_tier": "standard",
+                "spent_chars": persisted.spent_chars,
+                "budget_tier": str(self._budget.tier_of(persisted)),
+                "budget_state_error": self._budget.error_of(persisted),
                 "cooldowns": [],
                 "pending_escalations": [],
                 "recent_reviews": [],
