@@ -82,5 +82,6 @@ class Owners:
                 self._ctx.logger.warning("dsh-shadow-mind: delivery failed while releasing: %s", failure)
         finally:
             state.released = True
+            self._output.forget(state)
             if self.states.get(state.root_id) is state:
                 del self.states[state.root_id]
