@@ -77,6 +77,11 @@ class OutputPath:
             if entry.owner is state:
                 self._abort_at_relay(entry, cancellation)  # kept until claimed: it is dropped there
 
+    @staticmethod
+    def reset(state: OwnerState) -> None:
+        """Real user input: relay-driven cycles are counted afresh."""
+        state.output.relays_since_user = 0
+
     def forget(self, state: OwnerState) -> None:
         """The root's state is released: its queued relays are no longer tracked."""
         for run_id in [r for r, e in self._in_inbox.items() if e.owner is state]:
@@ -107,6 +112,8 @@ class OutputPath:
         governance = self._governance
         for message, entries in relays:
             delivered = any(m is message for m in entered)
+            if delivered:
+                entries[0].owner.output.relays_since_user += 1
             for entry in entries:
                 if delivered:
                     governance.finish_run(entry, Phase.REPORT, stage=Stage.RELAY, relayed=True)

@@ -73,6 +73,8 @@ class Controls:
                 "budget_state_error": self._budget.error_of(persisted),
                 "cooldowns": [],
                 "pending_escalations": [],
+                "relays_since_user_message": 0,
+                "relay_bound": self._ctx.settings().max_relay_cycles_per_user_message,
                 "recent_reviews": [],
                 "settings_notes": notes,
             }
@@ -103,6 +105,8 @@ class Controls:
                 if c.until > now
             ],
             "pending_escalations": sorted(trigger.pending_escalations),
+            "relays_since_user_message": state.output.relays_since_user,
+            "relay_bound": self._ctx.settings().max_relay_cycles_per_user_message,
             "recent_reviews": recent_reviews(state),
             "value_loop": value.stats(state),
             "settings_notes": notes,

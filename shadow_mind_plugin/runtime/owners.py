@@ -70,6 +70,7 @@ class Owners:
         state.trigger.clear_throttles()
         self._budget.open_window(state)
         self._coordination.reset(state)
+        self._output.reset(state)
         self._governance.reset(state)
 
     async def release(self, state: OwnerState) -> None:
