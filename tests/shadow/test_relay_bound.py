@@ -13,6 +13,7 @@ from shadow_mind_plugin.commands import format_status
 from shadow_mind_plugin.governance.cards import render_card
 
 from .helpers import new_root, settle, shadow_host, write_definition
+from .test_shadow_command import REPORT
 
 
 def looping_script(turns: int = 24) -> str:
@@ -26,14 +27,7 @@ def looping_script(turns: int = 24) -> str:
     reply: {tool_calls: [{name: read, arguments: {path: notes.txt}}]}
   - match: {depth: 0}
     reply: {text: "done"}""")
-    out.append("""
-  - match: {depth: 1}
-    repeat: true
-    reply:
-      tool_calls:
-        - name: structured_output
-          arguments: {status: report, verdict: gap, refs: ["{{seq:tool call}}"], content: "check {{seq:tool call}} again"}
-""")
+    out.append(REPORT)  # repeats, citing the newest tool call
     return "\n".join(out)
 
 
