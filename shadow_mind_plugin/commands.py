@@ -193,6 +193,12 @@ def format_status(status: dict[str, Any]) -> str:
     ]
     if status.get("budget_state_error"):
         lines.append(f"  budget state: {status['budget_state_error']} — automatic reviews stay off while a budget is set")
+    relays, bound = status.get("relays_since_user_message", 0), status.get("relay_bound")
+    if bound and relays >= bound:
+        lines.append(
+            f"  relay bound: {relays} relays since the last user message (maxRelayCyclesPerUserMessage {bound}); "
+            "automatic reviews are skipped [RELAY_BOUND_REACHED] until the next user message"
+        )
     for active in status["active"]:
         lines.append(f"  running {active['shadow_id']}/{active['run_id']} at {active['stage']} (seq {active['captured_through_seq']})")
     for cooldown in status["cooldowns"]:

@@ -19,6 +19,8 @@ from .settings import SETTINGS_SPEC, ShadowMindSettings
 from .vocabulary import SETTINGS_NAMESPACE
 
 if TYPE_CHECKING:
+    from collections.abc import Sequence
+
     from hookspecs.protocols import Agent, Host, Session
     from hookspecs.values import Message, SessionEvent
 
@@ -67,6 +69,12 @@ class ShadowMindRuntimePlugin:
     def dsh_agent_inbox(self, agent: Agent, change: str, message: Message) -> None:
         if self.runtime is not None:
             self.runtime.on_inbox(agent, change, message)
+
+    @hookimpl
+    async def dsh_agent_pre_step(self, agent: Agent, messages: Sequence[Message], call_next: Any) -> Any:
+        if self.runtime is None or not agent.is_root:
+            return None
+        return await self.runtime.on_pre_step(agent, messages, call_next)
 
     @hookimpl
     def dsh_agent_status(self, agent: Agent, status: str) -> None:

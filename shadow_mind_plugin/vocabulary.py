@@ -86,6 +86,11 @@ class ReasonCode(StrEnum):
     HEADLESS_MAINTENANCE_ABORTED = "HEADLESS_MAINTENANCE_ABORTED"
     STALE_EPOCH = "STALE_EPOCH"
     PROVIDER_ABORTED = "PROVIDER_ABORTED"
+    #: the host dropped a queued relay from the root's inbox (a cancel cleared it)
+    RELAY_DISCARDED = "RELAY_DISCARDED"
+    # skips
+    #: a review was not started: relay-driven cycles reached ``maxRelayCyclesPerUserMessage``
+    RELAY_BOUND_REACHED = "RELAY_BOUND_REACHED"
     # failures
     SCHEDULING_FAILED = "SCHEDULING_FAILED"
     TRAJECTORY_BUILD_FAILED = "TRAJECTORY_BUILD_FAILED"
@@ -118,6 +123,7 @@ CANCELLATION_CODES: Final = frozenset(
         ReasonCode.HEADLESS_MAINTENANCE_ABORTED,
         ReasonCode.STALE_EPOCH,
         ReasonCode.PROVIDER_ABORTED,
+        ReasonCode.RELAY_DISCARDED,
     }
 )
 

@@ -66,6 +66,8 @@ class Cycle:
     scheduling: bool = False
     runs: list[RunView] = attrs.field(factory=list)
     failure: dict[str, Any] | None = None
+    #: why no run was started for this watermark (``{"reason_code": …, …}``)
+    skipped: dict[str, Any] | None = None
 
     def to_json(self) -> dict[str, Any]:
         out: dict[str, Any] = {
@@ -75,4 +77,6 @@ class Cycle:
         }
         if self.failure:
             out["failure"] = self.failure
+        if self.skipped:
+            out["skipped"] = self.skipped
         return out

@@ -21,6 +21,9 @@ def render_card(card: Any) -> str:
     if data.get("failure"):
         failure = data["failure"]
         return f"◇ Shadow review @{seq}: scheduling failed [{failure.get('reason_code')}]"
+    if data.get("skipped") and not runs:
+        skipped = data["skipped"]
+        return f"◇ Shadow review @{seq}: skipped [{skipped.get('reason_code')}]"
     if not runs:
         return f"◇ Shadow review @{seq}: deciding whether to review…" if data.get("scheduling") else ""
     parts = []

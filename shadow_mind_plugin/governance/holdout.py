@@ -3,16 +3,34 @@
 Operator secrets ("holdout keys") must never reach a reviewer prompt, a report
 or a relay. Replacement is plain substring work, never a regex, so a key full of
 regex metacharacters is still matched literally.
+
+A key is matched in every encoding the projection can produce: as written,
+and JSON-escaped the way tool arguments are rendered with
+``argumentDisclosure: full`` (``json.dumps``, with and without
+``ensure_ascii``), so a literal containing a quote, a backslash, a newline or
+non-ASCII text cannot slip through in its escaped form.
 """
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterable
 from typing import Final, TypeVar, cast
 
 T = TypeVar("T")
 
 REDACTED_HOLDOUT: Final = "[redacted holdout]"
+
+
+def encodings(key: str) -> tuple[str, ...]:
+    """The forms of ``key`` a rendered trajectory may hold, longest first (so an
+    escaped form is replaced before the raw key could match inside it)."""
+    forms = {key, json.dumps(key, ensure_ascii=False)[1:-1], json.dumps(key)[1:-1]}
+    return tuple(sorted(forms, key=lambda form: (-len(form), form)))
+
+
+def _forms(keys: Iterable[str]) -> list[str]:
+    return [form for key in keys if key for form in encodings(key)]
 
 
 def redact(text: str, keys: Iterable[str]) -> str:
@@ -24,16 +42,15 @@ def redact(text: str, keys: Iterable[str]) -> str:
     an empty literal would otherwise interleave the marker between every
     character).
     """
-    for key in keys:
-        if key:
-            text = text.replace(key, REDACTED_HOLDOUT)
+    for form in _forms(keys):
+        text = text.replace(form, REDACTED_HOLDOUT)
     return text
 
 
 def contains_literal(text: str, keys: Iterable[str]) -> bool:
     """Whether any (non-empty) key still occurs in ``text``: the final invariant
     check before a relay is persisted."""
-    return any(key and key in text for key in keys)
+    return any(form in text for form in _forms(keys))
 
 
 def redact_value(value: T, keys: Iterable[str]) -> T:

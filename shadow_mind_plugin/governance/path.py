@@ -95,7 +95,7 @@ class GovernancePath:
 
     def update_card(self, state: OwnerState, cycle: Cycle) -> None:
         """Refresh the process-local card anchored at the cycle's watermark."""
-        if not cycle.scheduling and not cycle.runs and not cycle.failure:
+        if not cycle.scheduling and not cycle.runs and not cycle.failure and not cycle.skipped:
             return
         try:
             self._ctx.host.client.upsert_card(

@@ -2,11 +2,16 @@
 
 Accepted reports wait in the root's batcher; when its window closes they are
 ordered by severity and relayed as one user message with ``shadow-report``
-provenance — after the exact root identity and epoch are checked again.
+provenance — after the exact root identity and epoch are checked again. The
+relay then waits in the root's inbox; its runs settle when it enters the
+history (``dsh_agent_pre_step``), where the epoch is checked once more: a relay
+that went stale in the inbox is dropped and its runs are ``aborted`` at
+``relay``.
 """
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
 from ..core.records import Cancellation
@@ -14,10 +19,12 @@ from ..governance.safe_errors import safe_error
 from ..vocabulary import CancellationSource, Phase, ReasonCode, Stage
 from .batcher import ReportBatcher
 from .outcome import OutcomeRules
-from .relay import HoldoutLeak, PendingReport, build_relay, order_by_severity
+from .relay import HoldoutLeak, PendingReport, build_relay, order_by_severity, relay_run_ids
 from .state import OutputState
 
 if TYPE_CHECKING:
+    from hookspecs.values import Message
+
     from ..core.context import RuntimeContext
     from ..core.owner import OwnerState, RunEntry
     from ..core.ports import Budget, Governance, Review
@@ -29,6 +36,8 @@ class OutputPath:
         self._governance = governance
         #: validated reports waiting in a batcher, by run id (run ids are unique)
         self._awaiting: dict[str, RunEntry] = {}
+        #: relayed reports still in a root's inbox, by run id: they settle on entry
+        self._in_inbox: dict[str, RunEntry] = {}
         self._rules = OutcomeRules(ctx, governance=governance, review=review, budget=budget, enqueue=self._enqueue)
 
     def new_state(self) -> OutputState:
@@ -64,6 +73,68 @@ class OutputPath:
             entry = self._awaiting.pop(report.run_id, None)
             if entry is not None:
                 self._abort_at_relay(entry, cancellation)
+        for entry in self._in_inbox.values():
+            if entry.owner is state:
+                self._abort_at_relay(entry, cancellation)  # kept until claimed: it is dropped there
+
+    @staticmethod
+    def reset(state: OwnerState) -> None:
+        """Real user input: relay-driven cycles are counted afresh."""
+        state.output.relays_since_user = 0
+
+    def forget(self, state: OwnerState) -> None:
+        """The root's state is released: its queued relays are no longer tracked."""
+        for run_id in [r for r, e in self._in_inbox.items() if e.owner is state]:
+            del self._in_inbox[run_id]
+
+    def entering(self, messages: Sequence[Message]) -> tuple[list[Message], list[tuple[Message, list[RunEntry]]]]:
+        """The claimed messages that may enter the history, and our relays among them.
+
+        A relay whose runs were settled while it waited in the inbox (the epoch
+        advanced) or that is no longer current is left out."""
+        keep: list[Message] = []
+        relays: list[tuple[Message, list[RunEntry]]] = []
+        for message in messages:
+            entries = [self._in_inbox.pop(r) for r in relay_run_ids(message) if r in self._in_inbox]
+            if entries and not all(self._still_current(e) for e in entries):
+                stale = Cancellation(reason=ReasonCode.STALE_EPOCH, source=CancellationSource.RUNTIME)
+                for entry in entries:
+                    self._abort_at_relay(entry, stale)  # a no-op for runs settled in the inbox
+                continue
+            keep.append(message)
+            if entries:
+                relays.append((message, entries))
+        return keep, relays
+
+    def entered(self, relays: list[tuple[Message, list[RunEntry]]], entered: Sequence[Message]) -> None:
+        """The step entered ``entered``: those relays are delivered; the rest were
+        left out by a later link and are lost."""
+        governance = self._governance
+        for message, entries in relays:
+            delivered = any(m is message for m in entered)
+            if delivered:
+                entries[0].owner.output.relays_since_user += 1
+            for entry in entries:
+                if delivered:
+                    governance.finish_run(entry, Phase.REPORT, stage=Stage.RELAY, relayed=True)
+                    governance.debug(entry, "report-delivered")
+                else:
+                    entry.view.relayed = False
+                    governance.finish_run(
+                        entry, Phase.FAILED, stage=Stage.RELAY, reason=ReasonCode.REPORT_DELIVERY_FAILED
+                    )
+                    governance.debug(entry, "report-delivery-failed")
+
+    def inbox_discarded(self, message: Message) -> None:
+        """The host dropped a queued relay (a cancel cleared the root's inbox)."""
+        discarded = Cancellation(reason=ReasonCode.RELAY_DISCARDED, source=CancellationSource.ROOT_LIFECYCLE)
+        for run_id in relay_run_ids(message):
+            entry = self._in_inbox.pop(run_id, None)
+            if entry is not None:
+                self._abort_at_relay(entry, discarded)
+
+    def _still_current(self, entry: RunEntry) -> bool:
+        return not entry.settled and self._ctx.accepts(entry.owner, entry.epoch, manual=entry.manual)
 
     def _abort_at_relay(self, entry: RunEntry, cancellation: Cancellation) -> None:
         entry.view.content = None
@@ -105,12 +176,17 @@ class OutputPath:
         governance = self._governance
         try:
             message = build_relay(ordered)
+            for report in ordered:  # tracked before the send: its observers may advance the epoch
+                if report.run_id in entries:
+                    self._in_inbox[report.run_id] = entries[report.run_id]
             root = state.root
             if root.status == "running":
                 root.steer(message)
             else:
                 root.followup(message)
         except Exception as exc:
+            for report in ordered:
+                self._in_inbox.pop(report.run_id, None)
             error = safe_error(exc) if not isinstance(exc, HoldoutLeak) else {"name": "HoldoutLeak", "message": str(exc)}
             for report in ordered:
                 entry = entries.get(report.run_id)
@@ -121,8 +197,3 @@ class OutputPath:
                     )
                     governance.debug(entry, "report-delivery-failed")
             raise
-        for report in ordered:
-            entry = entries.get(report.run_id)
-            if entry is not None:
-                governance.finish_run(entry, Phase.REPORT, stage=Stage.RELAY, relayed=True)
-                governance.debug(entry, "report-delivered")

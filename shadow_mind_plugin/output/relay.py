@@ -53,6 +53,17 @@ class PendingReport:
         return out
 
 
+def relay_run_ids(message: Any) -> list[str]:
+    """The run ids a ``shadow-report`` relay carries (none for any other message)."""
+    source = getattr(message, "source", None)
+    if not isinstance(source, dict) or source.get("kind") != REPORT_SOURCE_KIND:
+        return []
+    reports = source.get("reports")
+    if not isinstance(reports, list):
+        return []
+    return [r["run_id"] for r in reports if isinstance(r, dict) and isinstance(r.get("run_id"), str)]
+
+
 def order_by_severity(reports: list[PendingReport]) -> list[PendingReport]:
     """Highest severity first; a missing severity counts as 0; ties keep acceptance order."""
     return sorted(reports, key=lambda r: -(r.severity or 0.0))

@@ -13,3 +13,6 @@ class OutputState:
     #: accepted reports wait here for the batching window (the output path
     #: keeps the run each one belongs to)
     batcher: ReportBatcher[PendingReport]
+    #: relays that entered the root's history since the last real user message
+    #: (the trigger path bounds automatic reviews by it)
+    relays_since_user: int = 0

@@ -60,6 +60,7 @@ class Controls:
         state = self._owners.states.get(agent.id)
         notes = self._governance.settings_notes()
         if state is None or state.root is not agent:
+            persisted = self._budget.peek(agent.id, agent.session.events)
             return {
                 "paused": False,
                 "active": [],
@@ -67,10 +68,13 @@ class Controls:
                 "epoch": 0,
                 "total_runs": 0,
                 "value_loop": [],
-                "spent_chars": 0,
-                "budget_tier": "standard",
+                "spent_chars": persisted.spent_chars,
+                "budget_tier": str(self._budget.tier_of(persisted)),
+                "budget_state_error": self._budget.error_of(persisted),
                 "cooldowns": [],
                 "pending_escalations": [],
+                "relays_since_user_message": 0,
+                "relay_bound": self._ctx.settings().max_relay_cycles_per_user_message,
                 "recent_reviews": [],
                 "settings_notes": notes,
             }
@@ -101,6 +105,8 @@ class Controls:
                 if c.until > now
             ],
             "pending_escalations": sorted(trigger.pending_escalations),
+            "relays_since_user_message": state.output.relays_since_user,
+            "relay_bound": self._ctx.settings().max_relay_cycles_per_user_message,
             "recent_reviews": recent_reviews(state),
             "value_loop": value.stats(state),
             "settings_notes": notes,

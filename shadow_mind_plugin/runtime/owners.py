@@ -70,6 +70,7 @@ class Owners:
         state.trigger.clear_throttles()
         self._budget.open_window(state)
         self._coordination.reset(state)
+        self._output.reset(state)
         self._governance.reset(state)
 
     async def release(self, state: OwnerState) -> None:
@@ -82,5 +83,6 @@ class Owners:
                 self._ctx.logger.warning("dsh-shadow-mind: delivery failed while releasing: %s", failure)
         finally:
             state.released = True
+            self._output.forget(state)
             if self.states.get(state.root_id) is state:
                 del self.states[state.root_id]

@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Any
 
 import trio
 
-from hookspecs.values import EventTypes, SessionEvent, turn_end_kind
+from hookspecs.values import Enter, EventTypes, SessionEvent, turn_end_kind
 
 from ..coordination.path import CoordinationPath
 from ..core.context import RuntimeContext
@@ -33,9 +33,10 @@ from .controls import Controls
 from .owners import Owners
 
 if TYPE_CHECKING:
-    from collections.abc import Callable
+    from collections.abc import Callable, Sequence
 
     from hookspecs.protocols import Agent, Host, Session
+    from hookspecs.values import Message
 
 #: Eligible turns reuse the definition catalog scanned within this many seconds.
 CATALOG_SCAN_SECONDS = 1.0
@@ -124,7 +125,20 @@ class ShadowRuntime:
         if isinstance(previous, ShadowMindSettings) and previous.value_loop_enabled and not value.value_loop_enabled:
             self.governance.value_loop_disabled(list(self.owners.values()))
 
+    async def on_pre_step(self, agent: Agent, messages: Sequence[Message], call_next: Any) -> Any:
+        """Claimed inbox messages enter a root's step: a relay that went stale in
+        the inbox is left out; the relays that enter settle as delivered."""
+        keep, relays = self.output.entering(messages)
+        if not relays and len(keep) == len(messages):
+            return await call_next()
+        decision = await call_next(messages=tuple(keep))
+        self.output.entered(relays, decision.messages if isinstance(decision, Enter) else ())
+        return decision
+
     def on_inbox(self, agent: Agent, change: str, message: Any) -> None:
+        if change == "discarded" and agent.is_root:
+            self.output.inbox_discarded(message)
+            return
         if change != "inserted" or not agent.is_root or self.ctx.stopped:
             return
         if message.source_kind != "user":

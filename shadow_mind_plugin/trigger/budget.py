@@ -32,10 +32,19 @@ class BudgetKeeper:
             self._ctx.logger.warning("dsh-shadow-mind: %s", ledger.error)
         return TriggerState(ledger=ledger, spent_chars=ledger.spent_chars)
 
+    def peek(self, root_id: str, events: Any) -> TriggerState:
+        """The persisted spend of a root that has no state yet, read without side
+        effects (no file is created, nothing is logged): what status shows."""
+        ledger = BudgetLedger.load(self.directory, root_id, events)
+        return TriggerState(ledger=ledger, spent_chars=ledger.spent_chars)
+
     def tier(self, state: OwnerState) -> BudgetTier:
+        return self.tier_of(state.trigger)
+
+    def tier_of(self, trigger: TriggerState) -> BudgetTier:
         s = self._ctx.settings()
-        spent = state.trigger.spent_chars
-        ledger = state.trigger.ledger
+        spent = trigger.spent_chars
+        ledger = trigger.ledger
         budgeted = s.session_shadow_hard_budget_chars is not None or s.session_shadow_soft_budget_chars is not None
         if budgeted and ledger is not None and ledger.error:
             return BudgetTier.EXHAUSTED  # unknown spend: fail closed
@@ -46,7 +55,11 @@ class BudgetKeeper:
         return BudgetTier.STANDARD
 
     def error(self, state: OwnerState) -> str | None:
-        ledger = state.trigger.ledger
+        return self.error_of(state.trigger)
+
+    @staticmethod
+    def error_of(trigger: TriggerState) -> str | None:
+        ledger = trigger.ledger
         return ledger.error if ledger is not None else None
 
     def _ledger(self, state: OwnerState) -> BudgetLedger | None:

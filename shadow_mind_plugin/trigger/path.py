@@ -96,6 +96,16 @@ class TriggerPath:
         if not definition.enabled or definition.id in state.trigger.cooldowns:
             cycle.scheduling = False
             return False
+        bound = self._ctx.settings().max_relay_cycles_per_user_message
+        if bound and state.output.relays_since_user >= bound:
+            # relay-driven cycles without real user input: no loop (docs §9)
+            cycle.scheduling = False
+            cycle.skipped = {
+                "reason_code": str(ReasonCode.RELAY_BOUND_REACHED),
+                "relays": state.output.relays_since_user,
+                "bound": bound,
+            }
+            return False
         decay = state.coordination.decay_factor(definition.id)
         probability = min(1.0, definition.activation_probability * decay)
         if not self.random() < probability:

@@ -95,7 +95,11 @@ async def test_oscillation_reserves_one_escalation(tmp_path: Path) -> None:
         + reviewer("gap", repeat=True, model="shadow")
     )
     script = "responses:\n" + alternating + root_turns(5)
-    config = {"stagnationEscalationEnabled": True, "spinningRepeatCount": 5, "noDriftRepeatCount": 5, "diminishingWindowSize": 5}
+    # plugin-sourced turns are not real user input: five relays in a row, unbounded here
+    config = {
+        "stagnationEscalationEnabled": True, "spinningRepeatCount": 5, "noDriftRepeatCount": 5,
+        "diminishingWindowSize": 5, "maxRelayCyclesPerUserMessage": 0,
+    }
     async with shadow_host(tmp_path, script, home=home, config=config) as (host, adapter, runtime):
         root = await new_root(host)
         for i in range(4):

@@ -45,6 +45,7 @@ REFERENCE_DEFAULTS: dict[str, Any] = {
     "frugalShadowModel": None,
     "staleReportDecay": 0,
     "collapsedByDefault": True,
+    "maxRelayCyclesPerUserMessage": 3,
 }
 
 
@@ -83,6 +84,7 @@ GOOD = [
     ("randomSeed", math.nan),
     ("maxPromptChars", 0),
     ("maxReportChars", 10),
+    ("maxRelayCyclesPerUserMessage", 0),
     ("valueLoopWindowTurns", 1),
     ("reviewWindowSize", 100),
     ("spinningRepeatCount", 2),
@@ -105,6 +107,7 @@ BAD = [
     ("maxPromptChars", -1),
     ("maxPromptChars", 1.5),
     ("maxReportChars", True),
+    ("maxRelayCyclesPerUserMessage", -1),
     ("valueLoopEnabled", 1),
     ("valueLoopWindowTurns", 0),
     ("reviewWindowSize", 1),
@@ -393,6 +396,7 @@ NON_DEFAULTS: dict[str, Any] = {
     "frugalShadowModel": "a/b",
     "staleReportDecay": 0.25,
     "collapsedByDefault": False,
+    "maxRelayCyclesPerUserMessage": 5,
 }
 
 
