@@ -55,9 +55,10 @@ import trio
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from _common import compare_many, profiled, temp_dsh_home, verdict
-from _scripted import AdapterPlugin, RoutedAdapter
+from _scripted import RoutedAdapter
 
 from harness.host import HarnessHost, open_host
+from harness.llm.scripted import AdapterPlugin
 from harness.profiles import ProfileRow
 from hookspecs.protocols import CreateAgentOptions
 from hookspecs.values import AgentOptions, create_user_message

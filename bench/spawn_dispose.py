@@ -42,9 +42,10 @@ import trio
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from _common import compare, compare_many, profiled, temp_dsh_home
-from _scripted import AdapterPlugin, RoutedAdapter
+from _scripted import RoutedAdapter
 
 from harness.host import HarnessHost, open_host
+from harness.llm.scripted import AdapterPlugin
 from harness.subagents.tool_plugin import SubagentToolPlugin
 from hookspecs.protocols import CreateAgentOptions
 from hookspecs.values import AgentOptions, CancelToken, SubagentRequest, TextBlock, create_user_message
