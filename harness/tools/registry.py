@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Mapping
-from typing import TYPE_CHECKING, Protocol, runtime_checkable
+from typing import TYPE_CHECKING, Protocol, cast
 
 from hookspecs.errors import DshError
 from hookspecs.values import ToolDefinition
@@ -43,7 +43,6 @@ class _ToolScope(Protocol):
     def tools(self) -> ScopedToolSet: ...
 
 
-@runtime_checkable
 class ToolUser(Protocol):
     """An agent as visibility rules see it (``LoopAgent`` implements it): whether
     it is a root, and the tools its scope adds or restricts."""
@@ -81,7 +80,9 @@ class ToolRegistry:
     def get(self, name: str, agent: Agent | ToolUser | None = None) -> ToolDefinition | None:
         if agent is None:
             return self._tools.get(name)
-        user = _tool_user(agent)
+        return self._resolve(name, _tool_user(agent))
+
+    def _resolve(self, name: str, user: ToolUser) -> ToolDefinition | None:
         scope = user.scope.tools
         tool = scope.tools.get(name) or self._tools.get(name)
         if tool is None or not scope.permits(name):
@@ -95,16 +96,18 @@ class ToolRegistry:
         names = sorted(set(self._tools) | set(user.scope.tools.tools))
         out: list[ToolDefinition] = []
         for name in names:
-            tool = self.get(name, user)
+            tool = self._resolve(name, user)
             if tool is not None:
                 out.append(tool)
         return out
 
 
 def _tool_user(agent: object) -> ToolUser:
-    """Visibility needs the agent's scope, which only this host's agents have."""
-    if not isinstance(agent, ToolUser):
+    """Visibility needs the agent's scope, which only this host's agents have.
+    (An attribute test, not ``isinstance`` against a runtime-checkable protocol:
+    this runs for every tool of every request.)"""
+    if getattr(agent, "scope", None) is None:
         raise DshError(
             f"tool visibility needs an agent of this host; got {type(agent).__name__}", code="FOREIGN_AGENT"
         )
-    return agent
+    return cast(ToolUser, agent)
