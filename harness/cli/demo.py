@@ -41,8 +41,9 @@ from hookspecs.errors import DshError
 
 from ..paths import resolve_dsh_home
 from ..profiles import compose_profile
-from .chat import run_chat
-from .run import run_prompt
+from .chat import add_chat_parser, run_chat
+from .common import add_profile_arguments
+from .run import add_run_parser, run_prompt
 
 #: Entry-point group of shipped demos: name -> ``package:directory``.
 DEMOS_ENTRY_POINT_GROUP = "dsh.demos"
@@ -134,12 +135,23 @@ def run_demo(args: argparse.Namespace) -> int:
         print(f"demo {demo.name}: in a temporary copy of its workspace, with {where}", file=sys.stderr)
         with working_directory(root):
             composed = compose_profile(root / manifest["profile"], dsh_home=home)
-            run_args: dict[str, Any] = {"cwd": str(workspace), "model": None, "session": None, "sandbox": None}
             if args.chat:
-                return trio.run(run_chat, argparse.Namespace(**run_args), composed.rows, home)
-            run_args.update(prompt=manifest["prompt"], json=args.json, show_reasoning=False, no_signals=False)
+                chat_args = command_args("chat", "--cwd", str(workspace))
+                return trio.run(run_chat, chat_args, composed.rows, home)
+            json_flag = ["--json"] if args.json else []
+            run_args = command_args("run", "--cwd", str(workspace), *json_flag, "--", manifest["prompt"])
             print(f"you> {manifest['prompt']}", file=sys.stderr if args.json else sys.stdout, flush=True)
-            return trio.run(run_prompt, argparse.Namespace(**run_args), composed.rows, home)
+            return trio.run(run_prompt, run_args, composed.rows, home)
+
+
+def command_args(command: str, *argv: str) -> argparse.Namespace:
+    """``harness run|chat`` arguments exactly as their own parsers build them,
+    defaults included, so an option added there needs nothing here."""
+    parser = argparse.ArgumentParser(prog="harness")
+    sub = parser.add_subparsers(dest="command")
+    add_run_parser(sub, add_profile_arguments)
+    add_chat_parser(sub, add_profile_arguments)
+    return parser.parse_args([command, *argv])
 
 
 def add_demo_parser(sub: Any) -> None:

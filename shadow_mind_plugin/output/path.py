@@ -87,6 +87,11 @@ class OutputPath:
         for run_id in [r for r, e in self._in_inbox.items() if e.owner is state]:
             del self._in_inbox[run_id]
 
+    @property
+    def relays_in_inbox(self) -> bool:
+        """Whether any relay waits in a root's inbox (nothing to check otherwise)."""
+        return bool(self._in_inbox)
+
     def entering(self, messages: Sequence[Message]) -> tuple[list[Message], list[tuple[Message, list[RunEntry]]]]:
         """The claimed messages that may enter the history, and our relays among them.
 
@@ -119,11 +124,7 @@ class OutputPath:
                     governance.finish_run(entry, Phase.REPORT, stage=Stage.RELAY, relayed=True)
                     governance.debug(entry, "report-delivered")
                 else:
-                    entry.view.relayed = False
-                    governance.finish_run(
-                        entry, Phase.FAILED, stage=Stage.RELAY, reason=ReasonCode.REPORT_DELIVERY_FAILED
-                    )
-                    governance.debug(entry, "report-delivery-failed")
+                    self._delivery_failed(entry)
 
     def inbox_discarded(self, message: Message) -> None:
         """The host dropped a queued relay (a cancel cleared the root's inbox)."""
@@ -173,7 +174,6 @@ class OutputPath:
             self._relay(state, order_by_severity(current), entries)
 
     def _relay(self, state: OwnerState, ordered: list[PendingReport], entries: dict[str, RunEntry]) -> None:
-        governance = self._governance
         try:
             message = build_relay(ordered)
             for report in ordered:  # tracked before the send: its observers may advance the epoch
@@ -191,9 +191,12 @@ class OutputPath:
             for report in ordered:
                 entry = entries.get(report.run_id)
                 if entry is not None:
-                    entry.view.relayed = False
-                    governance.finish_run(
-                        entry, Phase.FAILED, stage=Stage.RELAY, reason=ReasonCode.REPORT_DELIVERY_FAILED, error=error
-                    )
-                    governance.debug(entry, "report-delivery-failed")
+                    self._delivery_failed(entry, error)
             raise
+
+    def _delivery_failed(self, entry: RunEntry, error: dict[str, Any] | None = None) -> None:
+        entry.view.relayed = False
+        self._governance.finish_run(
+            entry, Phase.FAILED, stage=Stage.RELAY, reason=ReasonCode.REPORT_DELIVERY_FAILED, error=error
+        )
+        self._governance.debug(entry, "report-delivery-failed")

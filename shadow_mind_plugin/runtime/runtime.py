@@ -128,6 +128,8 @@ class ShadowRuntime:
     async def on_pre_step(self, agent: Agent, messages: Sequence[Message], call_next: Any) -> Any:
         """Claimed inbox messages enter a root's step: a relay that went stale in
         the inbox is left out; the relays that enter settle as delivered."""
+        if not self.output.relays_in_inbox:
+            return None  # every root step passes here: nothing to check, pass the chain on
         keep, relays = self.output.entering(messages)
         if not relays and len(keep) == len(messages):
             return await call_next()

@@ -13,6 +13,7 @@ from .state import TriggerState
 if TYPE_CHECKING:
     from ..core.context import RuntimeContext
     from ..core.owner import OwnerState, RunEntry
+    from ..settings import ShadowMindSettings
 
 #: under the shadow-minds root: per-root state that must survive a restart
 GOVERNANCE_DIR = "governance"
@@ -26,11 +27,13 @@ class BudgetKeeper:
         self.directory = ctx.registry.root / GOVERNANCE_DIR
 
     def load(self, root_id: str, events: Any) -> TriggerState:
-        """The trigger state of a root, with its persisted spend."""
-        ledger = BudgetLedger.load(self.directory, root_id, events)
-        if ledger.error:
-            self._ctx.logger.warning("dsh-shadow-mind: %s", ledger.error)
-        return TriggerState(ledger=ledger, spent_chars=ledger.spent_chars)
+        """The trigger state of a root, with its persisted spend (a ledger that
+        cannot be trusted is logged once, here)."""
+        state = self.peek(root_id, events)
+        error = self.error_of(state)
+        if error:
+            self._ctx.logger.warning("dsh-shadow-mind: %s", error)
+        return state
 
     def peek(self, root_id: str, events: Any) -> TriggerState:
         """The persisted spend of a root that has no state yet, read without side
@@ -45,8 +48,7 @@ class BudgetKeeper:
         s = self._ctx.settings()
         spent = trigger.spent_chars
         ledger = trigger.ledger
-        budgeted = s.session_shadow_hard_budget_chars is not None or s.session_shadow_soft_budget_chars is not None
-        if budgeted and ledger is not None and ledger.error:
+        if _budgeted(s) and ledger is not None and ledger.error:
             return BudgetTier.EXHAUSTED  # unknown spend: fail closed
         if s.session_shadow_hard_budget_chars is not None and spent >= s.session_shadow_hard_budget_chars:
             return BudgetTier.EXHAUSTED
@@ -66,8 +68,7 @@ class BudgetKeeper:
         """The root's ledger, persisting only while a budget is configured."""
         ledger = state.trigger.ledger
         if ledger is not None:
-            s = self._ctx.settings()
-            ledger.persist = s.session_shadow_hard_budget_chars is not None or s.session_shadow_soft_budget_chars is not None
+            ledger.persist = _budgeted(self._ctx.settings())
         return ledger
 
     def _write(self, ledger: BudgetLedger, change: Callable[[], None], *, warn: bool = False) -> None:
@@ -97,3 +98,7 @@ class BudgetKeeper:
         ledger = self._ledger(state)
         if ledger is not None:
             self._write(ledger, lambda: ledger.open_window(state.root.session.seq, self._ctx.iso_now))
+
+
+def _budgeted(settings: ShadowMindSettings) -> bool:
+    return settings.session_shadow_hard_budget_chars is not None or settings.session_shadow_soft_budget_chars is not None

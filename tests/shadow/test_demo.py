@@ -96,3 +96,21 @@ def test_list_and_unknown_names(tmp_path: Path) -> None:
     assert unknown.returncode == 2
     assert "no demo 'nope' (demos: shadow-mind" in unknown.stderr
     assert list(tmp_path.iterdir()) == []
+
+
+def test_demo_chat_starts_in_the_demo_setup_and_ends_at_end_of_input(tmp_path: Path) -> None:
+    cwd, user = tmp_path / "empty", tmp_path / "user"
+    cwd.mkdir()
+    user.mkdir()
+    run = subprocess.run(
+        [*harness_command(), "demo", "--chat"],
+        cwd=cwd,
+        env=cli_env(HOME=str(user)),
+        input="/help\n",
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert run.returncode == 0, run.stderr
+    assert "/shadow" in run.stdout  # the demo profile's Shadow Mind bundle is loaded
+    assert list(cwd.iterdir()) == [] and list(user.iterdir()) == []
