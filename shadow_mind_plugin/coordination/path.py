@@ -7,7 +7,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from ..core.clock import iso
-from ..vocabulary import StagnationPattern
+from ..vocabulary import STAGNATION_STATUS, StagnationPattern
 from .ladder import stagnation_action
 from .review_window import ReviewEntry, ReviewWindowOptions
 
@@ -64,7 +64,7 @@ class CoordinationPath:
         if action.kind == "escalate" and action.reasoning_effort:
             state.trigger.reserve_escalation(shadow_id, action.reasoning_effort)
             self._governance.debug_quality(
-                entry, status="stagnation", patterns=patterns, action="escalate", reasoning_effort=action.reasoning_effort
+                entry, status=STAGNATION_STATUS, patterns=patterns, action="escalate", reasoning_effort=action.reasoning_effort
             )
             return
         self._install_cooldown(entry, patterns)
@@ -78,7 +78,7 @@ class CoordinationPath:
         entry.owner.trigger.install_cooldown(entry.definition.id, until, tuple(patterns))
         extra: dict[str, Any] = {"trigger": trigger} if trigger else {}
         self._governance.debug_quality(
-            entry, status="stagnation", patterns=patterns, action="cooldown", cooldown_until=iso(until), **extra
+            entry, status=STAGNATION_STATUS, patterns=patterns, action="cooldown", cooldown_until=iso(until), **extra
         )
 
     def reset(self, state: OwnerState) -> None:

@@ -10,7 +10,7 @@ from typing import Final, Literal
 
 import attrs
 
-from ..vocabulary import DEFAULT_ACTIVATION_PROBABILITY, DEFAULT_SHADOW_ID
+from ..vocabulary import DEFAULT_ACTIVATION_PROBABILITY, DEFAULT_SHADOW_ID, DEFAULT_SHADOW_TOOLS
 
 Capture = Literal["full", "since-compaction"]
 ContextMode = Literal["standard", "minimal"]
@@ -65,6 +65,12 @@ class ShadowDefinition:
     @property
     def is_default(self) -> bool:
         return self.id == DEFAULT_SHADOW_ID
+
+    @property
+    def reviewer_tools(self) -> tuple[str, ...]:
+        """The tools a run of this definition is offered: the read-only defaults,
+        then the definition's own, each once."""
+        return tuple(dict.fromkeys((*DEFAULT_SHADOW_TOOLS, *self.tools)))
 
 
 @attrs.frozen

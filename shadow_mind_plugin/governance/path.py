@@ -16,7 +16,7 @@ import trio
 
 from hookspecs.values import Card, SessionEvent
 
-from ..vocabulary import SETTINGS_NAMESPACE, CancellationSource, Phase, ReasonCode, Stage
+from ..vocabulary import QUALITY_METADATA_EVENT, SETTINGS_NAMESPACE, CancellationSource, Phase, ReasonCode, Stage
 from . import value
 from .holdout import redact_value
 from .journal import LIFECYCLE_EVENTS, Journal, lifecycle_record
@@ -133,7 +133,7 @@ class GovernancePath:
     def debug_quality(self, entry: RunEntry, **fields: Any) -> None:
         if entry.definition.debug:
             self._journal(
-                entry, {"event": "quality-metadata", "time": self._ctx.iso_now(), "run_id": entry.view.run_id, **fields}
+                entry, {"event": QUALITY_METADATA_EVENT, "time": self._ctx.iso_now(), "run_id": entry.view.run_id, **fields}
             )
 
     def quality_metadata(self, entry: RunEntry, result: Any, failure: Any) -> None:
@@ -142,7 +142,7 @@ class GovernancePath:
             return
         view = entry.view
         record = {
-            "event": "quality-metadata",
+            "event": QUALITY_METADATA_EVENT,
             "time": self._ctx.iso_now(),
             "run_id": view.run_id,
             "root_session_id": entry.owner.root_id,
@@ -153,7 +153,7 @@ class GovernancePath:
             "capture": definition.capture,
             "context": definition.context,
             "think_first": definition.think_first,
-            "tool_names": list(dict.fromkeys(["read", "grep", "glob", *definition.tools])),
+            "tool_names": list(definition.reviewer_tools),
             "stop_reason": result.stop_reason if result is not None else None,
             "error": safe_error(failure[2])["message"] if failure else None,
             "deliberation_chars": view.deliberation_chars or 0,

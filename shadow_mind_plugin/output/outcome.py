@@ -18,6 +18,7 @@ from ..governance.holdout import redact
 from ..governance.safe_errors import safe_error, sanitize
 from ..utf16 import u16len, u16slice
 from ..vocabulary import (
+    BODY_DISCARDED_EVENT,
     STOP_DEGENERATE_OUTPUT,
     STOP_NO_STRUCTURED_OUTPUT,
     CancellationSource,
@@ -160,7 +161,7 @@ class OutcomeRules:
                 )
                 g.debug(
                     entry,
-                    "non-report-body-discarded",
+                    BODY_DISCARDED_EVENT,
                     status=str(output.status),
                     discarded_body_chars=u16len(body),
                     discarded_body_hash=hashlib.sha256(body.encode("utf-8")).hexdigest(),

@@ -22,7 +22,7 @@ from ..prompt import build_prompt
 from ..routes import model_selection, root_route
 from ..tokens import prompt_token_budget
 from ..utf16 import u16len
-from ..vocabulary import DEFAULT_SHADOW_TOOLS, PROVIDER_NAME, ReasonCode, Stage
+from ..vocabulary import CHILD_LABEL_PREFIX, PROVIDER_NAME, ReasonCode, Stage
 
 if TYPE_CHECKING:
     from ..core.context import RuntimeContext
@@ -176,12 +176,12 @@ def _request(entry: RunEntry, projection: Any, framed: _Framed) -> SubagentReque
     if framed.capabilities.get("anchor_seqs"):
         extensions["anchor_seqs"] = sorted(projection.seqs)
     return SubagentRequest(
-        label=f"shadow:{definition.id}",
+        label=f"{CHILD_LABEL_PREFIX}{definition.id}",
         prompt=(TextBlock(text=framed.prompt),),
         parent=entry.owner.root,
         cancel=entry.token,
         max_depth=1,
-        tool_filter=ToolFilter.of(list(dict.fromkeys([*DEFAULT_SHADOW_TOOLS, *definition.tools]))),
+        tool_filter=ToolFilter.of(list(definition.reviewer_tools)),
         output_schema=OUTPUT_SCHEMA,
         extensions=extensions,
     )
