@@ -116,12 +116,19 @@ def fsync_dir(directory: Path) -> None:
         os.close(fd)
 
 
+def write_all(fd: int, data: bytes) -> None:
+    """Write every byte of ``data`` (``os.write`` may write only part of it)."""
+    view = memoryview(data)
+    while view:
+        view = view[os.write(fd, view) :]
+
+
 def append_line(path: Path, line: str, *, mode: int = FILE_MODE) -> None:
-    """Append one line (a newline is added) to a private file, creating it 0600."""
+    """Append one whole line (a newline is added) to a private file, creating it 0600."""
     path = Path(path)
     ensure_private_dir(path.parent)
     fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, mode)
     try:
-        os.write(fd, (line.rstrip("\n") + "\n").encode("utf-8"))
+        write_all(fd, (line.rstrip("\n") + "\n").encode("utf-8"))
     finally:
         os.close(fd)

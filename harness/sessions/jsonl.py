@@ -19,7 +19,7 @@ from typing import Any
 import attrs
 
 from hookspecs.errors import SessionError, SessionFormatError
-from hookspecs.fsutil import FILE_MODE
+from hookspecs.fsutil import FILE_MODE, write_all
 from hookspecs.layout import SESSION_FILE, SESSION_HEADER_TYPE, SESSIONS_DIR
 from hookspecs.values import SESSION_FORMAT_VERSION, SessionEvent, SessionHeader, dumps_compact
 from hookspecs.values.wire import make_converter, structure
@@ -87,13 +87,6 @@ def escape_undecodable(value: Any) -> Any:
     if isinstance(value, list):
         return [escape_undecodable(item) for item in value]
     return value
-
-
-def write_all(fd: int, data: bytes) -> None:
-    """Write every byte of ``data`` (``os.write`` may write only part of it)."""
-    view = memoryview(data)
-    while view:
-        view = view[os.write(fd, view) :]
 
 
 class JsonlWriter:

@@ -21,9 +21,7 @@ from pathlib import Path
 from types import ModuleType
 
 from hookspecs.errors import SessionError
-from hookspecs.fsutil import FILE_MODE
-
-from .jsonl import write_all
+from hookspecs.fsutil import FILE_MODE, write_all
 
 fcntl: ModuleType | None
 try:

@@ -10,6 +10,7 @@ from pathlib import Path
 
 import pytest
 
+from hookspecs import fsutil
 from hookspecs.fsutil import KEEP_MODE, fsync_dir, write_atomic
 
 
@@ -118,3 +119,17 @@ def test_fsync_dir_reports_real_failures(tmp_path: Path, monkeypatch: pytest.Mon
     monkeypatch.setattr(os, "fsync", fsync)
     with pytest.raises(OSError, match="disk gone"):
         fsync_dir(tmp_path)
+
+
+def test_append_line_completes_a_short_write(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """``os.write`` may write part of the data; the journal line must still be whole."""
+    real_write = os.write
+
+    def half(fd: int, data: bytes | memoryview) -> int:
+        return real_write(fd, bytes(data[: max(1, len(data) // 2)]))
+
+    monkeypatch.setattr(fsutil.os, "write", half)
+    path = tmp_path / "j.jsonl"
+    fsutil.append_line(path, '{"event":"run-admitted"}')
+    fsutil.append_line(path, '{"event":"run-finished"}')
+    assert path.read_text() == '{"event":"run-admitted"}\n{"event":"run-finished"}\n'
