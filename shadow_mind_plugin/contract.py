@@ -2,9 +2,11 @@
 
 The JSON Schema cannot express the cross-field rules (verdict required on a
 report, strictly ascending rendered refs, severity range, report-only fields),
-so :func:`narrow_output` enforces them. The child's ``structured_output`` tool
-runs it before capture, so a violation reaches the model as invalid arguments
-and it can retry in the same turn; the runtime runs it again as a backstop.
+so :func:`narrow_output` enforces them, and it checks every field itself
+(unknown keys included) so the contract holds on any host. The child's ``structured_output`` tool
+runs it (as the tool's ``check_arguments``, beside the schema check) before
+capture, so every violation reaches the model as invalid arguments in one
+result and it can retry in the same turn; the runtime runs it again as a backstop.
 The violation texts are a contract: tests and users read them.
 """
 
@@ -56,6 +58,9 @@ STRUCTURED_OUTPUT_RECORDED: Final = "Structured output recorded."
 _STATUSES: Final = frozenset(s.value for s in OutputStatus)
 _VERDICTS: Final = frozenset(v.value for v in Verdict)
 _REPORT_ONLY: Final = ("verdict", "severity", "refs")
+_FIELDS: Final = tuple(OUTPUT_SCHEMA["properties"])
+_MAX_UNKNOWN_SHOWN: Final = 8
+_MAX_KEY_CHARS: Final = 64
 # JavaScript's String.prototype.trim whitespace (blank-content rule)
 _JS_BLANK: Final = re.compile("[\t\n\v\f\r \u00a0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000\ufeff]*")
 
@@ -102,6 +107,7 @@ def narrow_output(value: object, rendered_seqs: frozenset[int] | None = None) ->
         violations.append('status must be "not_relevant", "silent", or "report"')
     if not isinstance(content, str):
         violations.append("content must be a string")
+    _check_known_fields(value, violations)
     refs: tuple[int, ...] = ()
     if status == OutputStatus.REPORT:
         if isinstance(content, str) and _is_blank(content):
@@ -132,6 +138,24 @@ def narrow_output(value: object, rendered_seqs: frozenset[int] | None = None) ->
     return NarrowResult(
         output=ShadowOutput(status=OutputStatus(status), content="", discarded_body=content or None)
     )
+
+
+def _check_known_fields(value: Mapping[Any, Any], violations: list[str]) -> None:
+    """Unknown keys are violations here too: the plugin must hold on a host that
+    does not enforce the schema's ``additionalProperties: false``."""
+    unknown = sorted((key for key in value if key not in _FIELDS), key=repr)
+    allowed = ", ".join(_FIELDS)
+    violations.extend(f"unknown field {_show_key(key)} (allowed: {allowed})" for key in unknown[:_MAX_UNKNOWN_SHOWN])
+    if len(unknown) > _MAX_UNKNOWN_SHOWN:
+        violations.append(f"{len(unknown) - _MAX_UNKNOWN_SHOWN} more unknown fields")
+
+
+def _show_key(key: object) -> str:
+    # repr escapes control characters; a model-chosen key is bounded
+    text = key if isinstance(key, str) else repr(key)
+    if len(text) > _MAX_KEY_CHARS:
+        text = text[: _MAX_KEY_CHARS - 1] + "…"
+    return repr(text) if isinstance(key, str) else text
 
 
 def _check_refs(raw: object, rendered: frozenset[int] | None, violations: list[str]) -> tuple[int, ...]:

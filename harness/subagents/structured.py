@@ -6,7 +6,6 @@ from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from hookspecs import hookimpl
-from hookspecs.errors import ToolArgsError
 from hookspecs.protocols import AgentScope, ToolRunContext
 from hookspecs.values import PromptSection, ToolDefinition, ToolExecution, ToolResult
 
@@ -30,8 +29,7 @@ class StructuredCaptureImpl:
     call that a later hook turned into an error never becomes the result.
     """
 
-    def __init__(self, validate: Callable[[Any], Sequence[str]] | None) -> None:
-        self._validate = validate
+    def __init__(self) -> None:
         self._staged: dict[str, Any] = {}
         self._captured = False
         self._value: Any = None
@@ -50,10 +48,7 @@ class StructuredCaptureImpl:
         return self._captured or bool(self._staged)
 
     async def execute(self, args: dict[str, Any], ctx: ToolRunContext) -> ToolResult:
-        if self._validate is not None:
-            violations = list(self._validate(args))
-            if violations:
-                raise ToolArgsError(violations, tool=STRUCTURED_OUTPUT_TOOL)
+        # the pipeline ran the schema and the caller's check (``check_arguments``)
         self._staged[ctx.call_id] = args
         self.valid_calls += 1
         ctx.conclude_turn()
@@ -86,13 +81,14 @@ def attach_structured_output(
     description: str | None = None,
     instruction: str | None = None,
 ) -> StructuredCaptureImpl:
-    capture = StructuredCaptureImpl(validate)
+    capture = StructuredCaptureImpl()
     scope.tools.register(
         ToolDefinition(
             name=STRUCTURED_OUTPUT_TOOL,
             description=description or DEFAULT_DESCRIPTION,
             parameters=dict(schema),
             execute=capture.execute,
+            check_arguments=validate,
         )
     )
     scope.tools.guard(capture.guard)

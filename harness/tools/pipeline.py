@@ -1,4 +1,5 @@
-"""One tool call through the pipeline: parse, resolve, guard, validate, decide,
+"""One tool call through the pipeline: parse, resolve, guard, validate (schema
+and the tool's own check, every violation at once), decide,
 approve, execute (with timeout), notify.
 
 Every failure becomes an error result the model reads and may act on; only
@@ -96,7 +97,7 @@ async def _execute(agent: LoopAgentView, execution: ToolExecution) -> ToolResult
         return ToolResult.failure("INVALID_ARGS", f"arguments for tool {name!r} are not valid JSON; send a JSON object")
     if not isinstance(args, dict):
         return ToolResult.failure("INVALID_ARGS", f"arguments for tool {name!r} must be a JSON object")
-    violations = validate(args, tool.parameters)
+    violations = _violations(tool, args)
     if violations:
         return ToolResult.failure("INVALID_ARGS", f"invalid arguments for tool {name!r}: " + "; ".join(violations))
     decision = await rt.hooks.tool_pre_execute(execution, tool)
@@ -117,6 +118,15 @@ async def _execute(agent: LoopAgentView, execution: ToolExecution) -> ToolResult
         if outcome != "allowed-once":
             return ToolResult.failure("NOT_APPROVED", _refusal_text(name, outcome))
     return await _run(agent, tool, execution, args)
+
+
+def _violations(tool: ToolDefinition, args: dict[str, Any]) -> list[str]:
+    """The schema's violations and the tool's own, together: stopping at the
+    schema would cost the model one retry per layer."""
+    violations = validate(args, tool.parameters)
+    if tool.check_arguments is not None:
+        violations.extend(v for v in tool.check_arguments(args) if v not in violations)
+    return violations
 
 
 async def _run(agent: LoopAgentView, tool: ToolDefinition, execution: ToolExecution, args: dict[str, Any]) -> ToolResult:

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable, Iterable
+from collections.abc import Awaitable, Callable, Iterable, Sequence
 from typing import TYPE_CHECKING, Any, Literal, TypeAlias, Union
 
 import attrs
@@ -18,6 +18,9 @@ if TYPE_CHECKING:
 ToolOutput: TypeAlias = Union[str, "ToolResult"]
 
 ToolExecute: TypeAlias = Callable[[dict[str, Any], "ToolRunContext"], Awaitable[ToolOutput]]
+
+#: ``check_arguments(args) -> violations``: a tool's own rules beyond its schema.
+ToolArgumentsCheck: TypeAlias = Callable[[dict[str, Any]], Sequence[str]]
 
 
 @attrs.frozen(kw_only=True)
@@ -35,6 +38,12 @@ class ToolDefinition:
     :param requires_approval: the host's default pre-execute decision is ``ask``.
     :param root_only: hidden from, and refused for, child agents.
     :param timeout_seconds: enforced by the host as a cancel scope.
+    :param check_arguments: the tool's own argument rules (cross-field, ranges
+        a schema cannot say). The host runs it on every JSON-object argument
+        *together with* the schema check, also when the schema check failed,
+        and returns the violations of both in one ``INVALID_ARGS`` result, so
+        the model fixes everything in one retry. It must accept any JSON object
+        and must not block.
     """
 
     name: str
@@ -46,6 +55,7 @@ class ToolDefinition:
     root_only: bool = False
     read_only: bool = False
     timeout_seconds: float | None = None
+    check_arguments: ToolArgumentsCheck | None = attrs.field(default=None, eq=False, repr=False)
     #: what the model is shown; built once (it is sent with every request)
     schema: ToolSchema = attrs.field(init=False, eq=False, repr=False)
 

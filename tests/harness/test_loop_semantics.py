@@ -19,7 +19,7 @@ from hookspecs.values import (
     create_user_message,
 )
 
-from .helpers import event_types, new_root, scripted_host
+from .helpers import ToolsPlugin, event_types, new_root, scripted_host
 
 ECHO = """
 responses:
@@ -378,3 +378,43 @@ async def test_a_hung_dispose_callback_does_not_hold_disposal(tmp_path: Path, au
         assert finished
         assert agent.session.closed and host.agents.get(agent.id) is None
         assert not host.pm.is_registered(scoped)
+
+
+CHECKED_TOOL = """
+responses:
+  - match: {has_tools: [pick]}
+    reply:
+      tool_calls: [{name: pick, arguments: {kind: blue, low: 5, high: 1}}]
+  - repeat: true
+    reply: {text: "done"}
+"""
+
+
+async def test_schema_and_the_tools_own_check_report_together(tmp_path: Path) -> None:
+    seen: list[dict[str, Any]] = []
+
+    def check(args: dict[str, Any]) -> list[str]:
+        seen.append(args)
+        problems = ["low must not exceed high"] if args.get("low", 0) > args.get("high", 0) else []
+        return [*problems, "kind: must be one of \"red\", got \"blue\""]  # a repeat of the schema's is dropped
+
+    async def execute(args: dict[str, Any], ctx: Any) -> str:
+        raise AssertionError("invalid arguments never execute")
+
+    tool = ToolDefinition(
+        name="pick",
+        description="picks",
+        parameters={"type": "object", "properties": {"kind": {"enum": ["red"]}, "low": {"type": "integer"}, "high": {"type": "integer"}}},
+        execute=execute,
+        check_arguments=check,
+    )
+    async with scripted_host(tmp_path, CHECKED_TOOL, plugins=[("tools", ToolsPlugin(tool))]) as (host, _):
+        agent = (await new_root(host)).agent
+        agent.followup(create_user_message("pick"))
+        await agent.when_idle()
+        (result,) = [e.data for e in agent.session.events if e.type == "tool/result"]
+    assert seen == [{"kind": "blue", "low": 5, "high": 1}]  # it ran although the schema failed
+    assert result["error"] == {
+        "code": "INVALID_ARGS",
+        "message": "invalid arguments for tool 'pick': kind: must be one of \"red\", got \"blue\"; low must not exceed high",
+    }

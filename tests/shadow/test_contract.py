@@ -258,3 +258,18 @@ def test_all_violations_are_collected() -> None:
         "refs must be strictly ascending (refs[1] 1 is not greater than the previous anchor 3)",
         "refs[1] 1 is not a rendered trajectory seq",
     ]
+
+
+def test_unknown_keys_are_rejected_by_the_plugin_itself() -> None:
+    # the plugin must not rely on the host enforcing additionalProperties: false
+    assert _violations({"status": "silent", "content": "", "mood": "calm"}) == [
+        "unknown field 'mood' (allowed: status, content, verdict, severity, refs)"
+    ]
+    assert _violations({"status": "report", "content": "x", "verdict": "gap", "zz": 1, "aa": 2}) == [
+        "unknown field 'aa' (allowed: status, content, verdict, severity, refs)",
+        "unknown field 'zz' (allowed: status, content, verdict, severity, refs)",
+    ]
+    # a key that is not a string (a host handing over a non-JSON mapping) is unknown too
+    assert _violations({"status": "silent", "content": "", 3: True}) == [
+        "unknown field 3 (allowed: status, content, verdict, severity, refs)"
+    ]
