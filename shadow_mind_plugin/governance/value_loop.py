@@ -6,7 +6,8 @@ we watch later root events until one of, in order:
 
 1. rejection language in the root's visible replies → ``challenge_rejected``;
 2. a later tool call targets a file-like artifact named by a challenged event
-   → ``challenge_adopted``;
+   → ``challenge_adopted`` (arguments are parsed, paths normalised, see
+   :func:`artifacts` and :func:`same_artifact`);
 3. a review word plus an adoption verb in the replies → ``challenge_adopted``;
 4. ``window_turns`` completed turns → ``ignored``.
 
@@ -18,13 +19,13 @@ are applied to a 1:1 copy of the text before matching.
 
 from __future__ import annotations
 
-import json
 import re
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from typing import Any, Final
 
 import attrs
 
+from hookspecs.values import loads_strict
 from hookspecs.values.events import SessionEvent
 
 from ..vocabulary import REPORT_SOURCE_KIND, ValueClassification, Verdict
@@ -49,8 +50,9 @@ REJECTION: Final = re.compile(
 )
 #: File-like artifacts: a (drive-prefixed) path with a separator, or name.ext.
 ARTIFACT: Final = re.compile(
-    r"(?:[A-Za-z]:[\\/])?(?:[A-Za-z0-9_.-]+[\\/])+[A-Za-z0-9_.-]+|[A-Za-z0-9_-]+\.[A-Za-z0-9]{1,12}"
+    r"(?:[A-Za-z]:[\\/]+)?(?:[A-Za-z0-9_.-]+[\\/]+)+[A-Za-z0-9_.-]+|[A-Za-z0-9_-]+\.[A-Za-z0-9]{1,12}"
 )
+_SEPARATORS: Final = re.compile(r"[\\/]+")
 
 _JS_FOLD: Final = {0x17F: "s", 0x212A: "k"}
 
@@ -117,16 +119,88 @@ def capture_challenges(event: SessionEvent) -> list[PendingChallenge]:
     return list(found.values())
 
 
-def _json_stringify(value: Any) -> str:
-    # JSON.stringify: compact, non-ASCII kept; unserializable leaves become str
-    return json.dumps(value, separators=(",", ":"), ensure_ascii=False, default=str)
-
-
 def artifacts(value: Any) -> list[str]:
-    """File-like artifacts in a string, or in an object's compact JSON: every
-    match with ``\\`` → ``/``, lowercased."""
-    text = value if isinstance(value, str) else _json_stringify(value)
-    return [m.group().replace("\\", "/").lower() for m in ARTIFACT.finditer(text)]
+    """File-like artifacts in a value, each normalised (:func:`normalise_artifact`).
+
+    The pattern runs over each string (keys included) of the value, in JSON
+    order; a string that holds a JSON object or array (tool-call arguments are
+    stored as JSON text, where a Windows backslash is ``\\\\``) is parsed and
+    walked instead, so ``src\\parser.py`` is found as a path, not split at the
+    escaped pair.
+    """
+    found: list[str] = []
+    for text in _strings(value):
+        found.extend(normalise_artifact(m.group()) for m in ARTIFACT.finditer(text))
+    return found
+
+
+def normalise_artifact(path: str) -> str:
+    """``\\`` → ``/``, repeated separators and ``.`` segments dropped, lowercased
+    (drive letters too; case is folded on every path, as the reference does)."""
+    parts = [part for part in _SEPARATORS.split(path) if part != "."]
+    return "/".join(parts).lower()
+
+
+def same_artifact(a: str, b: str) -> bool:
+    """Equal, or one names the other's file from further up the tree
+    (``c:/work/src/parser.py`` and ``src/parser.py``); a bare name only equals."""
+    if a == b:
+        return True
+    short, long = (a, b) if len(a) < len(b) else (b, a)
+    return "/" in short and long.endswith("/" + short)
+
+
+def _strings(value: Any) -> Iterable[str]:
+    stack: list[Any] = [value]
+    while stack:
+        item = stack.pop()
+        if isinstance(item, str):
+            parsed = _json_container(item)
+            if parsed is None:
+                yield item
+            else:
+                stack.append(parsed)
+        elif isinstance(item, Mapping):
+            pairs = [part for key, val in item.items() for part in (str(key), val)]
+            stack.extend(reversed(pairs))
+        elif isinstance(item, list | tuple):
+            stack.extend(reversed(item))
+
+
+def _json_container(text: str) -> Any:
+    stripped = text.strip()
+    if not stripped or stripped[0] not in "{[":
+        return None
+    try:
+        parsed = loads_strict(stripped)
+    except ValueError:
+        return None
+    return parsed if isinstance(parsed, dict | list) else None
+
+
+class ArtifactSet:
+    """Ordered distinct artifacts, indexed by file name for :func:`same_artifact`."""
+
+    def __init__(self, items: Iterable[str] = ()) -> None:
+        self._items: dict[str, None] = {}
+        self._by_name: dict[str, list[str]] = {}
+        for item in items:
+            self.add(item)
+
+    def add(self, item: str) -> None:
+        if item not in self._items:
+            self._items[item] = None
+            self._by_name.setdefault(_file_name(item), []).append(item)
+
+    def matches(self, item: str) -> bool:
+        return any(same_artifact(item, other) for other in self._by_name.get(_file_name(item), ()))
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._items)
+
+
+def _file_name(path: str) -> str:
+    return path.rpartition("/")[2]
 
 
 def classify(observation: Observation, window_turns: int) -> ValueClassification | None:
@@ -134,8 +208,8 @@ def classify(observation: Observation, window_turns: int) -> ValueClassification
     text = observation.response_text
     if matches(REJECTION, text):
         return ValueClassification.REJECTED
-    challenged = set(observation.challenged_artifacts)
-    if any(target in challenged for target in observation.tool_targets):
+    challenged = ArtifactSet(observation.challenged_artifacts)
+    if any(challenged.matches(target) for target in observation.tool_targets):
         return ValueClassification.ADOPTED
     if matches(REVIEW_MENTION, text) and matches(ADOPTION_ACTION, text):
         return ValueClassification.ADOPTED
@@ -161,8 +235,8 @@ class ChallengeObserver:
     def __init__(self, challenge: PendingChallenge) -> None:
         self.challenge = challenge
         self._refs = frozenset(challenge.refs)
-        self._challenged: dict[str, None] = {}  # ordered sets
-        self._targets: dict[str, None] = {}
+        self._challenged = ArtifactSet()
+        self._targets = ArtifactSet()
         self._parts: list[str] = []
         self._turns = 0
         self._through = -1
@@ -185,8 +259,8 @@ class ChallengeObserver:
             self._through = seq
             if seq in self._refs:
                 for item in artifacts(event.data):
-                    self._challenged[item] = None
-                    self._overlap = self._overlap or item in self._targets
+                    self._challenged.add(item)
+                    self._overlap = self._overlap or self._targets.matches(item)
             if seq <= relayed:
                 continue
             data = event.data if isinstance(event.data, Mapping) else {}
@@ -194,8 +268,8 @@ class ChallengeObserver:
                 arguments = data.get("arguments")
                 if arguments is not None:
                     for item in artifacts(arguments):
-                        self._targets[item] = None
-                        self._overlap = self._overlap or item in self._challenged
+                        self._targets.add(item)
+                        self._overlap = self._overlap or self._challenged.matches(item)
             elif event.type == "assistant/message":
                 for text in _text_blocks(data):
                     self._add_part(text)

@@ -122,10 +122,58 @@ def test_artifacts_of_objects_use_compact_json() -> None:
     assert artifacts(["docs/x.md"]) == ["docs/x.md"]
 
 
-def test_artifacts_of_json_text_with_escaped_backslashes() -> None:
-    # raw tool-call arguments: the escaped backslash pair splits the path, so
-    # only the file name survives (the reference behaves the same)
-    assert artifacts(r'{"path":"C:\\repo\\Main.PY"}') == ["main.py"]
+def test_artifacts_of_json_text_are_parsed_first() -> None:
+    # raw tool-call arguments are JSON text where a Windows backslash is `\\`:
+    # matched on the raw text the pair split the path and only the name survived
+    assert artifacts(r'{"path":"C:\\repo\\Main.PY"}') == ["c:/repo/main.py"]
+    assert artifacts(r'{"path":"src\\parser.py","note":"see docs/x.md"}') == ["src/parser.py", "docs/x.md"]
+    assert artifacts("not json: src/a.py") == ["src/a.py"]  # plain text stays text
+
+
+@pytest.mark.parametrize(
+    ("raw", "expected"),
+    [
+        (r"src\parser.py", "src/parser.py"),
+        ("./src/parser.py", "src/parser.py"),
+        (r".\src\.\parser.py", "src/parser.py"),
+        ("src//parser.py", "src/parser.py"),
+        (r"C:\Work\SRC\Parser.py", "c:/work/src/parser.py"),
+        ("c:/work/src/parser.py", "c:/work/src/parser.py"),
+    ],
+)
+def test_artifact_paths_are_normalised(raw: str, expected: str) -> None:
+    assert artifacts(raw) == [expected]
+
+
+@pytest.mark.parametrize(
+    "arguments",
+    [
+        r'{"path":"src\\parser.py"}',
+        r'{"path":".\\src\\Parser.py"}',
+        r'{"path":"C:\\work\\src\\parser.py"}',
+        '{"path":"/home/me/work/./src/parser.py"}',
+        '{"edits":[{"file":"./src/parser.py","text":"x"}]}',
+    ],
+)
+def test_a_challenged_path_is_adopted_however_the_call_spells_it(arguments: str) -> None:
+    log = [
+        call(0, '{"path":"src/parser.py"}', "read"),
+        relay(1, [report("r1", refs=[0])]),
+        call(2, arguments),
+        turn_end(3),
+    ]
+    challenge = capture_challenges(log[1])[0]
+    assert classify(observe(log, challenge), 5) == ValueClassification.ADOPTED
+    observer = ChallengeObserver(challenge)
+    observer.feed(log)
+    assert observer.classify(5) == ValueClassification.ADOPTED
+
+
+def test_a_bare_name_or_another_directory_is_not_the_challenged_path() -> None:
+    for arguments in ('{"path":"parser.py"}', '{"path":"lib/parser.py"}', '{"path":"xsrc/parser.py"}'):
+        log = [call(0, '{"path":"src/parser.py"}', "read"), relay(1, [report("r1", refs=[0])]), call(2, arguments), turn_end(3)]
+        challenge = capture_challenges(log[1])[0]
+        assert classify(observe(log, challenge), 5) is None, arguments
 
 
 # ---- regexes ----------------------------------------------------------------------------
