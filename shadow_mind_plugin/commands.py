@@ -219,6 +219,8 @@ def format_status(status: dict[str, Any]) -> str:
             f"last run: {last['shadow_id']}/{last['run_id']} {last['phase']}{verdict}{reason} at {last['stage']}"
             f" (seq {last['captured_through_seq']}, {last.get('independence', 'unavailable')})"
         )
+        if last.get("cause"):
+            lines.append(f"  cause: {last['cause']}")
     else:
         lines.append("no completed runs")
     notes = status.get("settings_notes") or []
@@ -240,4 +242,6 @@ def format_cycles(cycles: list[dict[str, Any]]) -> str:
         for run in cycle["runs"]:
             reason = f" [{run['reason_code']}]" if run.get("reason_code") else ""
             lines.append(f"  {run['run_id']} {run['shadow_id']} {run['phase']} at {run['stage']}{reason}")
+            if run.get("cause"):
+                lines.append(f"    cause: {run['cause']}")
     return "\n".join(lines)

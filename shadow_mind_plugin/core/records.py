@@ -36,6 +36,8 @@ class RunView:
     cancellation_source: CancellationSource | None = None
     provider_stop_reason: str | None = None
     error: dict[str, Any] | None = None
+    #: a failed run's error as one short scrubbed line (cards, status)
+    cause: str | None = None
     content: str | None = None
     relayed: bool | None = None
     deliberation_chars: int | None = None

@@ -35,6 +35,8 @@ def render_card(card: Any) -> str:
                 label += f" ({run['verdict']})"
         elif run.get("reason_code"):
             label += f" [{run['reason_code']}]"
+        if run.get("cause"):
+            label += f": {run['cause']}"
         parts.append(f"{run.get('shadow_name')} {label}")
     paused = " (paused)" if data.get("paused") else ""
     return f"◇ Shadow review @{seq}{paused}: " + "; ".join(parts)

@@ -20,7 +20,7 @@ from ..vocabulary import QUALITY_METADATA_EVENT, SETTINGS_NAMESPACE, Cancellatio
 from . import value
 from .holdout import redact_value
 from .journal import LIFECYCLE_EVENTS, Journal, lifecycle_record
-from .safe_errors import safe_error
+from .safe_errors import one_line_cause, safe_error
 from .telemetry import deliberation_chars, tool_telemetry
 
 if TYPE_CHECKING:
@@ -68,6 +68,8 @@ class GovernancePath:
         view.cancellation_source = source
         if error is not None:
             view.error = redact_value(error, entry.holdout_keys)
+            if phase == Phase.FAILED:
+                view.cause = one_line_cause(view.error)
         for key, field_value in fields.items():
             setattr(view, key, field_value)
         view.finished_at = self._ctx.iso_now()

@@ -10,6 +10,8 @@ UTF-16 bound are the plugin's.
 from __future__ import annotations
 
 import math
+import re
+from collections.abc import Mapping
 from typing import Any, Final
 
 import attrs
@@ -21,6 +23,11 @@ from ..vocabulary import ReasonCode, Stage
 
 MAX_MESSAGE_UNITS: Final = 500
 MAX_AGGREGATE_CAUSES: Final = 8
+#: a card's or status line's cause (a whole message stays in the run's error)
+MAX_CAUSE_CHARS: Final = 200
+_WHITESPACE: Final = re.compile(r"\s+")
+# C0/C1 controls, DEL, bidi and other format characters that survive whitespace folding
+_UNPRINTABLE: Final = re.compile("[\x00-\x1f\x7f-\x9f\u200b-\u200f\u202a-\u202e\u2060-\u2064\u2066-\u206f\ufeff]")
 
 
 def sanitize(message: str) -> str:
@@ -84,6 +91,36 @@ def safe_error(error: object) -> dict[str, Any]:
     # ``seen`` spans the whole walk, like the reference: a shared cause is
     # summarized once and reported as circular afterwards.
     return _summarize(error, set())
+
+
+def one_line_cause(error: Mapping[str, Any] | None) -> str | None:
+    """What a card or a status line says after ``failed [CODE]``: the error's
+    message (a group's members after a colon), scrubbed, on one line (each run
+    of whitespace one space, other control and format characters escaped so a
+    terminal shows them, never obeys them), at most :data:`MAX_CAUSE_CHARS`
+    characters. None when there is nothing to say."""
+    if not error:
+        return None
+    text = _text_of(error)
+    members = [_text_of(c) for c in error.get("causes") or () if isinstance(c, Mapping)]
+    if any(members):
+        text = f"{text}: " + "; ".join(m for m in members if m)
+    text = _UNPRINTABLE.sub(_escape, _WHITESPACE.sub(" ", scrub_text(text, limit=None))).strip()
+    if not text:
+        return None
+    if len(text) > MAX_CAUSE_CHARS:
+        text = text[: MAX_CAUSE_CHARS - 1] + "…"
+    return text
+
+
+def _text_of(error: Mapping[str, Any]) -> str:
+    message = error.get("message")
+    return message if isinstance(message, str) and message.strip() else str(error.get("name") or "")
+
+
+def _escape(match: re.Match[str]) -> str:
+    code = ord(match.group())
+    return f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}"
 
 
 _STAGE_CODES: Final = {

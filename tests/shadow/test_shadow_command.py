@@ -420,6 +420,7 @@ async def test_retry_of_a_failed_run_uses_the_same_watermark_and_cycle(tmp_path:
         assert cycles == [
             f"seq {failed.captured_through_seq}",
             f"  {failed.run_id} default failed at run [PROVIDER_ERROR]",
+            "    cause: boom",
             f"  {retried.run_id} default silent at validate",
         ]
 
