@@ -9,7 +9,7 @@ in the same child, and the degenerate-output watchdog.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Final
 
 from hookspecs import hookimpl
 from hookspecs.values import (
@@ -19,6 +19,7 @@ from hookspecs.values import (
     Enter,
     EventTypes,
     PromptAssembly,
+    PromptSection,
     ReasoningDelta,
     StreamDelta,
     StreamEnd,
@@ -139,8 +140,23 @@ class MinimalContext:
         return decision
 
 
+#: The planning request's own system-prompt section: it offers no tools, so
+#: it must not carry the "deliver with structured_output" instruction.
+PLANNING_INSTRUCTION: Final = (
+    "This first request is for planning only, so no tools are offered in it. "
+    "Reply with a numbered plan in plain text, naming the rendered seq values you intend "
+    "to challenge or verify. Your tools, including the one for your final result, come "
+    "with the next request; a plan alone is never taken as your result."
+)
+PLANNING_SECTION: Final = "shadow-mind:planning"
+
+
 class ThinkFirst:
-    """One tool-free planning request, then one continuation in the same child."""
+    """One tool-free planning request, then one continuation in the same child.
+
+    The planning request describes itself: the result-tool instruction is
+    swapped for :data:`PLANNING_INSTRUCTION` (the tools are withheld, so a
+    demand to call one would contradict the request)."""
 
     def __init__(self, guard: DegenerateOutputGuard) -> None:
         self._guard = guard
@@ -154,7 +170,9 @@ class ThinkFirst:
     def dsh_system_prompt_assemble(self, agent: Agent, assembly: PromptAssembly) -> PromptAssembly | None:
         if self._planned(agent):
             return None
-        return PromptAssembly(sections=assembly.sections, tools=())
+        kept = tuple(s for s in assembly.sections if s.text != STRUCTURED_OUTPUT_INSTRUCTION)
+        planning = PromptSection(name=PLANNING_SECTION, text=PLANNING_INSTRUCTION, order=190)
+        return PromptAssembly(sections=(*kept, planning), tools=())
 
     @hookimpl
     def dsh_agent_turn_stopping(self, agent: Agent) -> None:

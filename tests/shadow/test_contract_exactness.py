@@ -8,8 +8,10 @@ from pathlib import Path
 from typing import Any
 
 from hookspecs.values import create_user_message
+from shadow_mind_plugin.contract import STRUCTURED_OUTPUT_INSTRUCTION
 from shadow_mind_plugin.governance.cards import render_card
 from shadow_mind_plugin.governance.safe_errors import MAX_CAUSE_CHARS, one_line_cause
+from shadow_mind_plugin.run.provider import PLANNING_INSTRUCTION
 
 from .helpers import new_root, settle, shadow_host, write_definition
 from .test_outcomes import Settlements, script
@@ -89,3 +91,30 @@ def test_the_cause_is_bounded() -> None:
     assert grouped == "Shadow run and disposal failed: boom; late"
     assert one_line_cause({"name": "TimeoutError", "message": " \n "}) == "TimeoutError"  # no message: its name
     assert one_line_cause(None) is None and one_line_cause({"message": ""}) is None
+
+
+PLAN_THEN_ANSWER = """
+  - match: {depth: 1, has_tools: [structured_output]}
+    reply:
+      tool_calls: [{name: structured_output, arguments: {status: silent, content: ""}}]
+  - match: {depth: 1}
+    reply: {text: "1. verify seq 3"}
+"""
+
+
+async def test_the_planning_request_describes_itself(tmp_path: Path) -> None:
+    home = tmp_path / "home"
+    write_definition(home, extra="think_first: true\n")
+    async with shadow_host(tmp_path, script(PLAN_THEN_ANSWER), home=home) as (host, adapter, runtime):
+        settled = Settlements(runtime)
+        root = await new_root(host)
+        root.followup(create_user_message("please check the notes"))
+        await settle(host, root)
+        assert settled.only().phase == "silent"
+    plan, answer = [r for r in adapter.requests if r.metadata["delegation_depth"] == 1]
+    assert plan.tools == ()
+    # no tools are offered, so the plan request must not demand a tool call
+    assert STRUCTURED_OUTPUT_INSTRUCTION not in plan.system and "MUST" not in plan.system
+    assert PLANNING_INSTRUCTION in plan.system
+    assert STRUCTURED_OUTPUT_INSTRUCTION in answer.system and PLANNING_INSTRUCTION not in answer.system
+    assert "structured_output" in {t.name for t in answer.tools}
