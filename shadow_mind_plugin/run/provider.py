@@ -12,6 +12,7 @@ from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any, Final
 
 from hookspecs import hookimpl
+from hookspecs.errors import SubagentError
 from hookspecs.values import (
     AgentOptions,
     CancelCause,
@@ -81,6 +82,7 @@ class ShadowMindProvider:
         return frozenset({STOP_NO_STRUCTURED_OUTPUT, STOP_DEGENERATE_OUTPUT})
 
     async def start(self, request: SubagentRequest) -> SubagentRun:
+        self._check_tools(request)
         ext = request.extensions
         selection = ext.get(MODEL_SELECTION)
         options = None
@@ -126,6 +128,37 @@ class ShadowMindProvider:
             output_description=STRUCTURED_OUTPUT_DESCRIPTION,
             output_instruction=STRUCTURED_OUTPUT_INSTRUCTION,
         )
+
+
+    def _check_tools(self, request: SubagentRequest) -> None:
+        """A listed tool the child could not use fails the run before a child
+        exists: dropping it silently would review with less than the
+        definition asks for (the trace would still list it as offered)."""
+        allow = request.tool_filter.allow if request.tool_filter is not None else None
+        if not allow:
+            return
+        tools = self._host.tools
+        missing = [name for name in allow if not _reviewer_can_use(tools.get(name))]
+        if missing:
+            # what the root sees, less its scoped and root-only tools
+            offered = sorted(t.name for t in tools.visible(request.parent) if _reviewer_can_use(tools.get(t.name)))
+            raise SubagentError(
+                f"the definition's tools list {', '.join(repr(n) for n in missing)}, which this host does not offer "
+                f"to a reviewer; reviewer tools here: {', '.join(offered[:_MAX_LISTED]) or 'none'}"
+                + (", …" if len(offered) > _MAX_LISTED else ""),
+                code=UNKNOWN_REVIEWER_TOOLS,
+            )
+
+
+#: Names listed in the unknown-tools message before it is cut.
+_MAX_LISTED: Final = 20
+UNKNOWN_REVIEWER_TOOLS: Final = "UNKNOWN_REVIEWER_TOOLS"
+
+
+def _reviewer_can_use(tool: Any) -> bool:
+    # children see global tools that are not root-only (their own scoped tools
+    # are added by this provider, never named by a definition)
+    return tool is not None and not tool.root_only
 
 
 class MinimalContext:

@@ -14,7 +14,7 @@ from shadow_mind_plugin.governance.safe_errors import MAX_CAUSE_CHARS, one_line_
 from shadow_mind_plugin.run.provider import PLANNING_INSTRUCTION
 
 from .helpers import new_root, settle, shadow_host, write_definition
-from .test_outcomes import Settlements, script
+from .test_outcomes import Settlements, run_once, script
 
 
 def _tool_errors(host: Any, session_id: str) -> list[dict[str, Any]]:
@@ -118,3 +118,16 @@ async def test_the_planning_request_describes_itself(tmp_path: Path) -> None:
     assert PLANNING_INSTRUCTION in plan.system
     assert STRUCTURED_OUTPUT_INSTRUCTION in answer.system and PLANNING_INSTRUCTION not in answer.system
     assert "structured_output" in {t.name for t in answer.tools}
+
+
+async def test_a_definition_tool_the_host_does_not_offer_fails_the_run(tmp_path: Path) -> None:
+    # `write` exists but is root-only; `web_fetch` does not exist: neither may be dropped silently
+    reviewer = "  - match: {depth: 1}\n    repeat: true\n    reply: {text: never asked}\n"
+    view, _, _ = await run_once(tmp_path, reviewer, extra="tools: [grep, web_fetch, write]\n")
+    assert (view.phase, view.stage, view.reason_code) == ("failed", "start", "SUBAGENT_START_FAILED")
+    assert view.child_session_id is None  # no child was started
+    assert view.error["code"] == "UNKNOWN_REVIEWER_TOOLS"
+    assert view.cause == (
+        "the definition's tools list 'web_fetch', 'write', which this host does not offer to a reviewer; "
+        "reviewer tools here: glob, grep, read"
+    )
