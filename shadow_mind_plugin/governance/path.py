@@ -69,7 +69,7 @@ class GovernancePath:
         if error is not None:
             view.error = redact_value(error, entry.holdout_keys)
             if phase == Phase.FAILED:
-                view.cause = one_line_cause(view.error)
+                view.cause = one_line_cause(view.error, holdout_keys=entry.holdout_keys)
         for key, field_value in fields.items():
             setattr(view, key, field_value)
         view.finished_at = self._ctx.iso_now()

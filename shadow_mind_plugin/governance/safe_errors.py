@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import math
 import re
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from typing import Any, Final
 
 import attrs
@@ -20,6 +20,7 @@ from hookspecs.scrub import scrub_text
 
 from ..utf16 import u16slice
 from ..vocabulary import ReasonCode, Stage
+from .holdout import redact
 
 MAX_MESSAGE_UNITS: Final = 500
 MAX_AGGREGATE_CAUSES: Final = 8
@@ -93,12 +94,15 @@ def safe_error(error: object) -> dict[str, Any]:
     return _summarize(error, set())
 
 
-def one_line_cause(error: Mapping[str, Any] | None) -> str | None:
+def one_line_cause(error: Mapping[str, Any] | None, *, holdout_keys: Iterable[str] = ()) -> str | None:
     """What a card or a status line says after ``failed [CODE]``: the error's
     message (a group's members after a colon), scrubbed, on one line (each run
     of whitespace one space, other control and format characters escaped so a
     terminal shows them, never obeys them), at most :data:`MAX_CAUSE_CHARS`
-    characters. None when there is nothing to say."""
+    characters. None when there is nothing to say.
+
+    ``holdout_keys`` are redacted after folding, which could otherwise join a
+    literal that a line break had split."""
     if not error:
         return None
     text = _text_of(error)
@@ -106,6 +110,7 @@ def one_line_cause(error: Mapping[str, Any] | None) -> str | None:
     if any(members):
         text = f"{text}: " + "; ".join(m for m in members if m)
     text = _UNPRINTABLE.sub(_escape, _WHITESPACE.sub(" ", scrub_text(text, limit=None))).strip()
+    text = redact(text, holdout_keys)
     if not text:
         return None
     if len(text) > MAX_CAUSE_CHARS:

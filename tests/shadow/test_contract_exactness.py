@@ -131,3 +131,10 @@ async def test_a_definition_tool_the_host_does_not_offer_fails_the_run(tmp_path:
         "the definition's tools list 'web_fetch', 'write', which this host does not offer to a reviewer; "
         "reviewer tools here: glob, grep, read"
     )
+
+
+def test_folding_the_cause_cannot_rebuild_a_holdout_literal() -> None:
+    # redacted before folding, "alpha\nbeta" would become the key "alpha beta"
+    error = {"name": "Error", "message": "saw alpha\nbeta here"}
+    assert one_line_cause(error, holdout_keys=("alpha beta",)) == "saw [redacted holdout] here"
+    assert one_line_cause(error) == "saw alpha beta here"
