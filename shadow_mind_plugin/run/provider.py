@@ -129,7 +129,6 @@ class ShadowMindProvider:
             output_instruction=STRUCTURED_OUTPUT_INSTRUCTION,
         )
 
-
     def _check_tools(self, request: SubagentRequest) -> None:
         """A listed tool the child could not use fails the run before a child
         exists: dropping it silently would review with less than the
@@ -156,8 +155,8 @@ UNKNOWN_REVIEWER_TOOLS: Final = "UNKNOWN_REVIEWER_TOOLS"
 
 
 def _reviewer_can_use(tool: Any) -> bool:
-    # children see global tools that are not root-only (their own scoped tools
-    # are added by this provider, never named by a definition)
+    # a child sees the global tools that are not root-only; its own scoped tools
+    # (structured_output) are added for it and never named by a definition
     return tool is not None and not tool.root_only
 
 
