@@ -314,3 +314,32 @@ async def test_headless_drain_is_bounded(tmp_path: Path, autojump_clock: Any) ->
         await turn(host, root, 0, source=None)
         last = runtime.controls.status(root)["last_run"]
         assert (last["phase"], last["reason_code"], last["cancellation_source"]) == ("aborted", "HEADLESS_DRAIN_TIMEOUT", "headless")
+
+
+WINDOWS_PATH_ROOT = """
+  - match: {depth: 0, last_user_contains: "Shadow reports"}
+    reply:
+      text: "Looking again."
+      tool_calls: [{name: read, arguments: {path: 'docs\\notes.txt'}}]
+  - match: {depth: 0, last_user_contains: "Shadow reports"}
+    reply: {text: "ok"}
+  - match: {depth: 0, last_user_contains: "turn 0"}
+    reply: {tool_calls: [{name: read, arguments: {path: docs/notes.txt}}]}
+  - match: {depth: 0, last_user_contains: "turn 0"}
+    reply: {text: "done 0"}
+"""
+
+
+async def test_value_loop_adopts_a_challenged_path_the_root_spells_with_backslashes(tmp_path: Path) -> None:
+    # the root's later call is stored as JSON text ({"path":"docs\\\\notes.txt"}); only the
+    # tool call can adopt here (the reply has no review word)
+    home = tmp_path / "home"
+    write_definition(home)
+    script = "responses:\n" + reviewer(refs='["{{seq:tool call}}"]', repeat=False) + WINDOWS_PATH_ROOT
+    async with shadow_host(tmp_path, script, home=home) as (host, _, runtime):
+        root = await new_root(host)
+        await turn(host, root, 0, source=None)
+        calls = [e.data["arguments"] for e in root.session.events if e.type == "tool/call"]
+        assert calls[-1] == '{"path":"docs\\\\notes.txt"}'
+        stats = runtime.controls.status(root)["value_loop"]
+        assert stats == [{"shadow_id": "default", "challenges": 1, "adopted": 1, "rejected": 0, "ignored": 0, "hit_rate": 1.0}]
