@@ -32,6 +32,8 @@ from .payloads import card_payload, clean
 #: a comment line on an idle stream, so proxies and the browser keep it open
 HEARTBEAT_SECONDS = 15.0
 BODY_LIMIT = 1_000_000
+#: recent notices a page gets when it opens a session
+NOTICES = 5
 STATIC = resources.files("harness.web") / "static"
 
 
@@ -72,6 +74,11 @@ class WebClient:
                 "last_seq": events[-1].seq if events else _int(request, "after", -1),
                 "cards": [self.card_item(c)["card"] for c in cards],
                 "approvals": self.approver.pending(),
+                "notices": [
+                    {"level": n.level, "text": clean(n.text, 2000)}
+                    for n in self.host.client.notices()
+                    if n.session_id in (None, session_id)
+                ][-NOTICES:],
             }
         )
 

@@ -30,8 +30,9 @@ class Feed:
 
     def __init__(self) -> None:
         self._subscribers: dict[str, set[trio.MemorySendChannel[Item]]] = {}
-        #: a card's page item; set once the host (and so its card views) exists
+        #: a card's page item and a session's cards; set once the host (and so its card views) exists
         self.card_item: Callable[[Card], Item] | None = None
+        self.cards_of: Callable[[str], list[Card]] | None = None
 
     def subscribe(self, session_id: str) -> tuple[trio.MemoryReceiveChannel[Item], Callable[[], None]]:
         send, receive = trio.open_memory_channel[Item](BACKLOG)
@@ -69,6 +70,15 @@ class Feed:
     def dsh_agent_stream(self, agent: Any, frame: Any) -> None:
         if isinstance(frame, StreamDelta) and isinstance(frame.chunk, TextDelta):
             self.publish(agent.id, {"kind": "delta", "text": clean(frame.chunk.text, 8000)})
+
+    @hookimpl
+    def dsh_settings_updated(self, namespace: str, value: Any, previous: Any) -> None:
+        """Card views may read settings (Shadow Mind's collapse preference): push them again."""
+        if self.card_item is None or self.cards_of is None:
+            return
+        for session_id in [s for s, subs in self._subscribers.items() if subs]:
+            for card in self.cards_of(session_id):
+                self.publish(session_id, self.card_item(card))
 
     def client_item(self, item: Card | Notice) -> None:
         if isinstance(item, Notice):

@@ -86,6 +86,7 @@ async def run_server(
             conversations = Conversations(host, cwd, options)
             client = WebClient(host, conversations, feed, approver, token)
             feed.card_item = client.card_item
+            feed.cards_of = host.client.cards
             unsubscribe = host.client.subscribe(feed.client_item)
             config = Config()
             # hypercorn owns (and closes) the descriptor from here; closing a detached socket does nothing

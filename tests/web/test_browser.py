@@ -53,6 +53,11 @@ responses:
       tool_calls:
         - name: structured_output
           arguments: {status: report, verdict: gap, severity: 0.4, content: "RETRY-REPORT the summary skips the target."}
+  - match: {depth: 0, last_user_contains: "tighten"}
+    reply:
+      tool_calls: [{name: update_shadow_config, arguments: {maxReportChars: 5000}}]
+  - match: {depth: 0, last_user_contains: "tighten"}
+    reply: {text: "Done. <img src=x onerror='window.pwned = 2'>"}
   - match: {depth: 0, last_user_contains: "Shadow reports"}
     repeat: true
     reply: {text: "Good catch."}
@@ -162,7 +167,17 @@ def test_review_cards_live_retry_pause_and_restored_after_restart(browser: Any, 
     assert page.evaluate("document.querySelector('.card').closest('.cards').previousElementSibling.classList.contains('turn-end')")
     body = card.locator(".body")
     assert body.is_hidden()  # collapsedByDefault is true
+    # the preference saves on change (no Save) and open cards follow it live
+    open_settings(page)
+    page.click("#field-collapsedByDefault")
+    assert page.get_attribute("#field-collapsedByDefault", "aria-checked") == "false"
+    assert page.is_hidden("#settings-save")
+    page.click("#nav-conversation")
+    body.wait_for(state="visible")
+    card.locator("button.collapse").click()  # the person's own choice wins
+    body.wait_for(state="hidden")
     card.locator("button.collapse").click()
+    body.wait_for(state="visible")
     assert "<script>window.pwned = 1</script>" in body.inner_text()
     assert page.evaluate("window.pwned === undefined") and card.locator(".body script").count() == 0
     assert "Verdict: challenge" in report.inner_text()
@@ -197,8 +212,29 @@ def test_review_cards_live_retry_pause_and_restored_after_restart(browser: Any, 
         restored = page.locator(".card")
         assert restored.count() == 2  # both relayed reports, each under its turn
         assert restored.locator("button.action:has-text('Pause review')").count() == 0
-        restored.first.locator("button.collapse").click()
+        restored.first.locator(".body").wait_for(state="visible")  # collapsedByDefault false persisted
         assert "<script>window.pwned = 1</script>" in restored.first.locator(".body").inner_text()
         page.screenshot(path=str(shots / "card-restored.png"), full_page=True)
     finally:
         restarted.stop()
+
+
+def test_approvals_sessions_and_model_html(browser: Any, server: Server, shots: Path) -> None:
+    page = open_page(browser, server)
+    composer(page, "tighten the reports")  # the first prompt creates a session
+    approval = page.wait_for_selector(".approval")
+    assert "update_shadow_config" in approval.inner_text() and "maxReportChars" in approval.inner_text()
+    page.screenshot(path=str(shots / "approval.png"), full_page=True)
+    page.click(".approval button.allow")
+    page.wait_for_selector(".approval", state="detached")
+    done = page.wait_for_selector(".entry.assistant:has-text('Done.')")
+    assert "<img src=x onerror='window.pwned = 2'>" in done.inner_text()
+    assert page.evaluate("window.pwned === undefined") and page.locator(".entry img").count() == 0
+    assert page.locator(".entry.tool.error").count() == 0
+    session = page.evaluate("state.session")
+    page.goto(f"{server.base}/")  # the cookie carries the token from here on
+    page.wait_for_selector("body[data-ready=true]")
+    page.click(f"button.session[data-session='{session}']")
+    page.wait_for_selector(".entry.assistant:has-text('Done.')")
+    composer(page, "/shadow config maxReportChars")
+    assert "maxReportChars: 5000" in page.wait_for_selector(".entry.command-result.success").inner_text()
