@@ -197,7 +197,9 @@ def test_review_cards_live_retry_pause_and_restored_after_restart(browser: Any, 
 
     composer(page, "now summarize")
     failed = page.wait_for_selector(".card .run[data-phase=failed]")
-    assert "Retry" in failed.inner_text()
+    assert "Retry" in failed.inner_text() and "PROVIDER_ERROR" in failed.inner_text()  # the reason code
+    assert failed.evaluate("n => n.closest('.cards').previousElementSibling.classList.contains('turn-end')")
+    assert failed.evaluate("n => n.closest('#log') !== null")
     page.screenshot(path=str(shots / "card-failed.png"), full_page=True)
     page.locator(".run[data-phase=failed] button.action:has-text('Retry')").click()
     page.wait_for_selector(".card .run[data-phase=report]:has-text('RETRY-REPORT')")
