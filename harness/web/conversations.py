@@ -13,9 +13,6 @@ from hookspecs.values import AgentOptions, CancelCause, create_user_message
 
 from .payloads import clean, event_payload
 
-#: events sent per page of history
-PAGE = 5000
-
 
 class Conversations:
     def __init__(self, host: Any, cwd: Path, options: AgentOptions) -> None:
@@ -62,13 +59,13 @@ class Conversations:
             events = list(live.agent.session.events_since(after + 1))
         else:
             try:
-                _, events = self.host.sessions.read(session_id)
+                _, stored = self.host.sessions.read(session_id)
             except DshError:
                 raise
             except Exception as exc:
                 raise DshError(f"session {session_id!r} cannot be read ({type(exc).__name__})", code="NOT_FOUND") from None
-            events = [e for e in events if e.seq > after]
-        payloads = [p for p in (event_payload(e) for e in events[:PAGE]) if p is not None]
+            events = [e for e in stored if e.seq > after]
+        payloads = [p for p in (event_payload(e) for e in events) if p is not None]
         return events, payloads
 
     async def send(self, session_id: str, text: str) -> dict[str, Any]:

@@ -117,6 +117,25 @@ def test_a_turn_streams_text_and_tool_calls_and_commands_use_the_registry(server
         assert [s["id"] for s in listed] == [session]
 
 
+def test_bad_requests_get_one_line_errors(server: Server) -> None:
+    with server.client() as client:
+        assert client.get("/api/sessions/../events").status_code == 404  # no route escapes the session space
+        for bad in ("0123456789abcdef0123456789abcdef", "not%20an%20id"):
+            response = client.get(f"/api/sessions/{bad}/events")
+            assert response.status_code in (400, 404), bad
+            error = response.json()["error"]
+            assert error and "\n" not in error and str(server.tmp) not in error
+        session = client.post("/api/sessions", json={}).json()["id"]
+        garbled = client.post(f"/api/sessions/{session}/send", content=b"{not json")
+        assert garbled.status_code == 400 and garbled.json()["error"] == "request body is not JSON"
+        assert client.post(f"/api/sessions/{session}/send", json={"text": "  "}).json()["error"] == "text is empty"
+        assert client.get(f"/api/sessions/{session}/events?after=x").json()["error"] == "query parameter after must be an integer"
+        assert client.post(f"/api/sessions/{session}/card-action", json={"command": "rm -rf"}).status_code == 400
+        assert client.get("/api/settings/tabs/nope").status_code == 404
+        empty = client.post("/api/settings/tabs/shadow-mind-runtime", json={"values": {}})
+        assert empty.status_code == 400 and "values" in empty.json()["error"]
+
+
 def test_an_approval_waits_for_the_click(server: Server) -> None:
     with server.client() as client:
         session = client.post("/api/sessions", json={}).json()["id"]
