@@ -229,7 +229,7 @@ def test_approvals_sessions_and_model_html(browser: Any, server: Server, shots: 
     page.screenshot(path=str(shots / "approval.png"), full_page=True)
     page.click(".approval button.allow")
     page.wait_for_selector(".approval", state="detached")
-    done = page.wait_for_selector(".entry.assistant:has-text('Done.')")
+    done = page.wait_for_selector("#log .entry.assistant:has-text('Done.')")
     assert "<img src=x onerror='window.pwned = 2'>" in done.inner_text()
     assert page.evaluate("window.pwned === undefined") and page.locator(".entry img").count() == 0
     assert page.locator(".entry.tool.error").count() == 0
@@ -237,6 +237,6 @@ def test_approvals_sessions_and_model_html(browser: Any, server: Server, shots: 
     page.goto(f"{server.base}/")  # the cookie carries the token from here on
     page.wait_for_selector("body[data-ready=true]")
     page.click(f"button.session[data-session='{session}']")
-    page.wait_for_selector(".entry.assistant:has-text('Done.')")
+    page.wait_for_selector("#log .entry.assistant:has-text('Done.')")
     composer(page, "/shadow config maxReportChars")
     assert "maxReportChars: 5000" in page.wait_for_selector(".entry.command-result.success").inner_text()
