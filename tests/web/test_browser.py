@@ -31,7 +31,7 @@ responses:
   # the first review takes a moment, so the card shows Reviewing first
   - match: {depth: 1, has_tools: [structured_output]}
     reply:
-      delay_seconds: 2
+      delay_seconds: 3
       tool_calls:
         - name: structured_output
           arguments:

@@ -179,3 +179,24 @@ def test_the_settings_tab_validates_at_the_field_and_saves_through_the_plugin(se
         assert "activation_probability: 0.4" in shown
         config = client.post(f"/api/sessions/{session}/send", json={"text": "/shadow config argumentDisclosure"}).json()
         assert config["text"] == 'argumentDisclosure: "full"'
+
+
+def test_serve_refuses_a_bad_port_or_a_taken_one_in_one_line(tmp_path: Path) -> None:
+    import socket
+    import subprocess
+    import sys
+
+    from ..cli_env import cli_env
+
+    served = Server(tmp_path, SCRIPT)  # writes the profile; not started
+    base = [sys.executable, "-m", "harness", "serve", "--profile", str(tmp_path / "profile.yml")]
+    env = cli_env(DSH_HOME=str(served.home))
+    bad = subprocess.run([*base, "--port", "70000"], capture_output=True, text=True, env=env, timeout=60)
+    assert bad.returncode == 2 and bad.stderr.strip() == "harness: --port 70000 is not a port number (0-65535)"
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen(1)
+        port = taken.getsockname()[1]
+        busy = subprocess.run([*base, "--port", str(port)], capture_output=True, text=True, env=env, timeout=60)
+    assert busy.returncode == 2
+    assert busy.stderr.strip().splitlines() == [f"harness: --host 127.0.0.1 --port {port}: cannot listen there (Address already in use)"]
