@@ -155,6 +155,23 @@ def test_an_approval_waits_for_the_click(server: Server) -> None:
         assert config["text"] == "maxReportChars: 5000"
 
 
+def test_aborting_the_turn_withdraws_its_approval(server: Server) -> None:
+    with server.client() as client:
+        session = client.post("/api/sessions", json={}).json()["id"]
+        with client.stream("GET", f"/api/sessions/{session}/stream") as stream:
+            items = sse_items(stream)
+            until(items, lambda i: i["kind"] == "ready")
+            client.post(f"/api/sessions/{session}/send", json={"text": "tighten the reports"})
+            asked = until(items, lambda i: i["kind"] == "approval")[-1]["approval"]
+            assert client.post(f"/api/sessions/{session}/abort", json={}).json()["aborted"]
+            seen = until(items, lambda i: i["kind"] == "event" and i["event"]["type"] == "turn/end")
+        assert {"kind": "approval-done", "id": asked["id"]} in seen
+        [result] = [i["event"] for i in seen if i["kind"] == "event" and i["event"]["type"] == "tool/result"]
+        assert result["error"]  # the call still got its one result
+        assert "aborted by user" in seen[-1]["event"]["text"]
+        assert client.get(f"/api/sessions/{session}/events").json()["approvals"] == []
+
+
 def test_the_settings_tab_validates_at_the_field_and_saves_through_the_plugin(server: Server) -> None:
     with server.client() as client:
         tabs = client.get("/api/settings/tabs").json()["tabs"]
