@@ -85,7 +85,10 @@ class ShadowSettingsTab:
             "collapsedByDefault": FieldHint(label="Collapse review reports by default", widget="switch", immediate=True, order=5),
             "prompt": FieldHint(label="Duty prompt", widget="textarea", order=6, help="What the reviewer checks (Markdown)."),
             "run_with_model": FieldHint(label="Execution model", widget="select", section=ADVANCED, options=routes, order=10, help="— inherits the root's model."),
-            "reasoning_effort": FieldHint(label="Reasoning effort", widget="select", section=ADVANCED, options=efforts, order=11),
+            "reasoning_effort": FieldHint(
+                label="Reasoning effort", widget="select", section=ADVANCED, options=efforts, order=11, depends_on="run_with_model",
+                help="The efforts the chosen model advertises; — uses its default.",
+            ),
             "timeout_seconds": FieldHint(
                 label="Timeout (seconds)", widget="number", section=ADVANCED, order=12,
                 placeholder=f"{timeout:g}", help=f"Empty uses the global default: {timeout:g}s ({timeout / 60:g} minutes).",
@@ -102,10 +105,12 @@ class ShadowSettingsTab:
         }
 
     def _catalog(self, rt: ShadowRuntime, definition: Mapping[str, Any]) -> tuple[tuple[FormOption, ...], tuple[FormOption, ...]]:
-        """Routes and reasoning efforts from the live model catalog; saved values
-        the catalog lacks are listed, disabled, so the form never loses them."""
+        """Routes and reasoning efforts from the live model catalog. Each effort is
+        offered for the routes whose model advertises it (and for inherit, which
+        may be any of them); saved values the catalog lacks are listed, disabled,
+        so the form never loses them."""
         routes: list[FormOption] = []
-        efforts: list[str] = []
+        efforts: dict[str, list[str]] = {}
         llm = rt.host.llm
         for provider in llm.providers():
             try:
@@ -116,15 +121,15 @@ class ShadowSettingsTab:
             for model in models:
                 route = f"{provider}/{model.id}"
                 routes.append(FormOption(value=route, label=route))
-                if definition.get("run_with_model") in (None, route):
-                    efforts.extend(e for e in model.reasoning_efforts if e not in efforts)
+                for effort in model.reasoning_efforts:
+                    efforts.setdefault(effort, [""]).append(route)
         saved = definition.get("run_with_model")
         if saved and all(o.value != saved for o in routes):
             routes.append(FormOption(value=saved, label=f"{saved} (not in the catalog)", disabled=True))
-        effort = definition.get("reasoning_effort")
-        options = [FormOption(value=e, label=e) for e in efforts]
-        if effort and effort not in efforts:
-            options.append(FormOption(value=effort, label=f"{effort} (not advertised)", disabled=True))
+        options = [FormOption(value=e, label=e, when=tuple(w)) for e, w in efforts.items()]
+        saved_effort = definition.get("reasoning_effort")
+        if saved_effort and saved_effort not in efforts:
+            options.append(FormOption(value=saved_effort, label=f"{saved_effort} (not advertised)", disabled=True))
         return tuple(routes), tuple(options)
 
     async def save(self, patch: Mapping[str, Any]) -> FieldErrors:

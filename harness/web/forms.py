@@ -114,7 +114,11 @@ def field_payload(field: FormField) -> dict[str, Any]:
         "step": hint.step,
         "scale": hint.scale,
         "placeholder": clean(hint.placeholder, 200),
-        "options": [{"value": clean(o.value, 200), "label": clean(o.label, 200), "disabled": o.disabled} for o in hint.options],
+        "options": [
+            {"value": clean(o.value, 200), "label": clean(o.label, 200), "disabled": o.disabled, "when": [clean(w, 200) for w in o.when]}
+            for o in hint.options
+        ],
+        "depends_on": clean(hint.depends_on, 200),
         "immediate": hint.immediate,
         "order": hint.order,
     }

@@ -114,9 +114,13 @@ Widget: TypeAlias = Literal["switch", "slider", "select", "text", "textarea", "n
 
 @attrs.frozen(kw_only=True)
 class FormOption:
+    """A select's choice. With ``when``, it is offered only while the field the
+    hint ``depends_on`` holds one of those values (``""`` stands for null)."""
+
     value: str
     label: str
     disabled: bool = False
+    when: tuple[str, ...] = ()
 
 
 @attrs.frozen(kw_only=True)
@@ -125,7 +129,9 @@ class FieldHint:
 
     ``section`` groups fields (``"advanced"`` is a disclosure); ``scale``
     multiplies the stored number for display (100 shows a probability as a
-    percentage); ``immediate`` fields save on change instead of with Save.
+    percentage); ``immediate`` fields save on change instead of with Save;
+    ``depends_on`` names the field whose value filters this select's options
+    (a value no longer offered is cleared).
     """
 
     label: str = ""
@@ -140,6 +146,7 @@ class FieldHint:
     options: tuple[FormOption, ...] = ()
     immediate: bool = False
     order: int = 100
+    depends_on: str = ""
 
 
 @attrs.frozen(kw_only=True)

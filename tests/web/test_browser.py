@@ -146,6 +146,14 @@ def test_discard_and_a_field_error(browser: Any, server: Server, shots: Path) ->
     assert "name" in error.inner_text()
     assert page.locator("[data-error-for=prompt]").inner_text() == ""
     page.screenshot(path=str(shots / "settings-error.png"), full_page=True)
+    # efforts follow the model: switching to a model that advertises none clears the effort
+    page.click("summary:has-text('Advanced settings')")
+    page.select_option("#field-reasoning_effort", "high")
+    page.select_option("#field-run_with_model", "scripted/root-model")
+    assert page.input_value("#field-reasoning_effort") == ""
+    assert page.locator("#field-reasoning_effort option:not([hidden])").all_inner_texts() == ["—"]
+    page.select_option("#field-run_with_model", "scripted/shadow-model")
+    assert page.locator("#field-reasoning_effort option:not([hidden])").all_inner_texts() == ["—", "low", "high"]
     page.reload()
     page.wait_for_selector("body[data-ready=true]")
     open_settings(page)

@@ -181,7 +181,9 @@ def test_the_settings_tab_validates_at_the_field_and_saves_through_the_plugin(se
         fields = {f["key"]: f for f in form["fields"]}
         assert fields["activation_probability"]["widget"] == "slider" and fields["activation_probability"]["value"] == 1.0
         assert {"scripted/shadow-model", "scripted/root-model"} <= {o["value"] for o in fields["run_with_model"]["options"]}
-        assert [o["value"] for o in fields["reasoning_effort"]["options"]] == ["low", "high"]
+        efforts = fields["reasoning_effort"]
+        assert [o["value"] for o in efforts["options"]] == ["low", "high"] and efforts["depends_on"] == "run_with_model"
+        assert all(o["when"] == ["", "scripted/shadow-model"] for o in efforts["options"])  # only the model that advertises them
         assert form["presets"] and all("prompt" in p["values"] for p in form["presets"])
         bad = client.post(f"/api/settings/tabs/{namespace}", json={"values": {"name": "", "activation_probability": 0.4}})
         assert bad.status_code == 422 and "name" in bad.json()["errors"]

@@ -51,6 +51,7 @@ function renderForm(data) {
     el("button", { type: "button", id: "settings-discard", hidden: true, text: "Discard changes", onclick: () => renderForm(data) }),
     el("button", { type: "button", id: "settings-save", hidden: true, text: "Save", onclick: saveForm }));
   panel.append(main, advanced, actions);
+  for (const f of form.fields) if (f.depends_on) filterOptions(f, false);
   refreshDirty();
 }
 
@@ -89,7 +90,7 @@ function renderField(f) {
   } else if (f.widget === "select") {
     input = el("select", { id });
     if (f.nullable) input.append(el("option", { value: "", text: "—" }));
-    for (const o of f.options) input.append(el("option", { value: o.value, text: o.label, disabled: o.disabled }));
+    for (const o of f.options) input.append(el("option", { value: o.value, text: o.label, disabled: o.disabled, "data-when": o.when.length ? JSON.stringify(o.when) : null }));
     input.value = display(f, f.value);
     input.addEventListener("change", () => changed(f, input));
   } else if (f.widget === "textarea" || f.widget === "lines") {
@@ -126,11 +127,28 @@ async function changed(f, input) {
   form.values[f.key] = parse(f, input);
   const error = document.querySelector('[data-error-for="' + CSS.escape(f.key) + '"]');
   if (error) error.textContent = "";
+  for (const g of form.fields) if (g.depends_on === f.key) filterOptions(g, true);
   if (f.immediate) {  // a preference that saves on change, not with Save
     const ok = await post({ [f.key]: form.values[f.key] });
     if (ok) form.initial[f.key] = form.values[f.key];
   }
   refreshDirty();
+}
+
+// Offer only the options valid for the field this one depends on; a value no
+// longer offered is cleared (a model change resets an effort it lacks).
+function filterOptions(f, clear) {
+  const input = document.getElementById("field-" + f.key);
+  const on = form.values[f.depends_on];
+  const key = on === null || on === undefined ? "" : String(on);
+  for (const option of input.options) {
+    const when = option.dataset.when ? JSON.parse(option.dataset.when) : null;
+    option.hidden = when !== null && !when.includes(key);
+  }
+  if (clear && input.selectedOptions.length && input.selectedOptions[0].hidden) {
+    input.value = "";
+    form.values[f.key] = parse(f, input);
+  }
 }
 
 function dirtyValues() {
