@@ -9,9 +9,7 @@ from __future__ import annotations
 
 import os
 import shutil
-from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
 
 import pytest
 
@@ -47,22 +45,3 @@ def require_browser() -> None:
     if os.environ.get("CI"):
         pytest.fail(f"browser tests cannot run under CI: {missing}")
     pytest.skip(f"browser tests skipped: {missing}")
-
-
-@pytest.fixture
-def browser() -> Iterator[Any]:
-    require_browser()
-    from playwright.sync_api import sync_playwright
-
-    with sync_playwright() as playwright:
-        chromium = playwright.chromium.launch(executable_path=CHROMIUM, args=FLAGS, headless=True)
-        try:
-            yield chromium
-        finally:
-            chromium.close()
-
-
-@pytest.fixture
-def shots(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """Where screenshots go: a temporary folder (its path is printed on failure)."""
-    return tmp_path_factory.mktemp("screenshots")

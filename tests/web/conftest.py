@@ -1,8 +1,34 @@
-"""Say it when the browser tests were skipped (a bare ``N skipped`` hides why)."""
+"""The web tests' browser fixtures, and a closing line saying why the browser
+tests were skipped (a bare ``N skipped`` hides it)."""
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
+
+import pytest
+
+from .browser import CHROMIUM, FLAGS, require_browser
+
+
+@pytest.fixture
+def browser() -> Iterator[Any]:
+    require_browser()
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as playwright:
+        chromium = playwright.chromium.launch(executable_path=CHROMIUM, args=FLAGS, headless=True)
+        try:
+            yield chromium
+        finally:
+            chromium.close()
+
+
+@pytest.fixture
+def shots(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """Where screenshots go: a temporary folder under pytest's base temporary directory."""
+    return tmp_path_factory.mktemp("screenshots")
 
 
 def pytest_terminal_summary(terminalreporter: Any) -> None:

@@ -13,10 +13,8 @@ from typing import Any
 
 import pytest
 
-from .browser import WAIT_MS, browser, shots
+from .browser import WAIT_MS
 from .server import Server
-
-__all__ = ["browser", "shots"]
 
 SCRIPT = """
 models:
