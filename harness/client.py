@@ -1,16 +1,20 @@
 """The client service: process-local cards and notices for user interfaces.
 
 Nothing here becomes a session event. Interfaces (the terminal chat, the
-headless runner) subscribe with :meth:`ClientServiceImpl.subscribe`.
+headless runner, the web client) subscribe with :meth:`ClientServiceImpl.subscribe`.
+A removed card reaches listeners once more, as itself with ``visibility``
+``"hidden"``, so every client drops it.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import Any
 
+import attrs
+
 from hookspecs.errors import DshError
-from hookspecs.values import Card, CardRenderer, ClientContribution, Notice, SettingsTab
+from hookspecs.values import Card, CardRenderer, CardView, ClientContribution, Notice, SettingsTab
 
 Listener = Callable[[Card | Notice], None]
 
@@ -44,7 +48,26 @@ class ClientServiceImpl:
         self._emit(card)
 
     def remove_card(self, session_id: str, key: str) -> None:
-        self._cards.get(session_id, {}).pop(key, None)
+        card = self._cards.get(session_id, {}).pop(key, None)
+        if card is not None:
+            self._emit(attrs.evolve(card, visibility="hidden"))
+
+    def restore(self, session_id: str, events: Sequence[Any]) -> list[Card]:
+        """Cards the renderers rebuild from a session's durable events (after a
+        restart); a live card with the same key wins. Returns the session's cards."""
+        live = self._cards.setdefault(session_id, {})
+        for renderer in list(self._renderers.values()):
+            if renderer.restore is None:
+                continue
+            try:
+                restored = renderer.restore(session_id, events)
+            except Exception:
+                self._logger.exception("card restore for %s failed", renderer.kind)
+                continue
+            for card in restored:
+                if card.session_id == session_id and card.key not in live:
+                    live[card.key] = card
+        return self.cards(session_id)
 
     def cards(self, session_id: str) -> list[Card]:
         return sorted(self._cards.get(session_id, {}).values(), key=lambda c: (c.anchor_seq, c.key))
@@ -72,6 +95,16 @@ class ClientServiceImpl:
         except Exception:
             self._logger.exception("card renderer for %s failed", card.kind)
             return f"[{card.kind}]"
+
+    def view(self, card: Card) -> CardView:
+        """The card's view model; a kind without one shows its terminal text."""
+        renderer = self._renderers.get(card.kind)
+        if renderer is not None and renderer.view is not None:
+            try:
+                return renderer.view(card)
+            except Exception:
+                self._logger.exception("card view for %s failed", card.kind)
+        return CardView(title=card.kind, banner=self.render(card))
 
     def subscribe(self, listener: Listener) -> Callable[[], None]:
         self._listeners.append(listener)

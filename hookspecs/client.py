@@ -18,9 +18,12 @@ def dsh_register_client(register: Callable[[ClientContribution], None]) -> None:
     When: once at host start, before ``dsh_plugin_setup``.
 
     Arguments: ``register(contribution)`` — a
-    :class:`~hookspecs.values.client.SettingsTab` or
-    :class:`~hookspecs.values.client.CardRenderer`. Cards themselves are pushed at
-    run time with ``host.client.upsert_card``.
+    :class:`~hookspecs.values.client.SettingsTab` (a form rendered from the
+    namespace's settings schema and layout hints, or from the tab's own
+    ``load``/``save``) or a :class:`~hookspecs.values.client.CardRenderer`
+    (terminal text, an optional ``CardView`` view model, an optional restore
+    from durable events). Cards themselves are pushed at run time with
+    ``host.client.upsert_card``. Contributions are data; no plugin ships UI code.
 
     Return: nothing.
 

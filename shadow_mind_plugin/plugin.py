@@ -13,9 +13,11 @@ from typing import TYPE_CHECKING, Any
 from hookspecs import hookimpl
 from hookspecs.values import CardRenderer
 
+from .client_view import card_view, restore_cards
 from .governance.cards import render_card
 from .runtime.runtime import ShadowRuntime
 from .settings import SETTINGS_SPEC, ShadowMindSettings
+from .settings_tab import ShadowSettingsTab
 from .vocabulary import SETTINGS_NAMESPACE
 
 if TYPE_CHECKING:
@@ -46,7 +48,12 @@ class ShadowMindRuntimePlugin:
 
     @hookimpl
     def dsh_register_client(self, register: Any) -> None:
-        register(CardRenderer(kind="shadow-mind-review", render=render_card))
+        register(CardRenderer(kind="shadow-mind-review", render=render_card, view=self._card_view, restore=restore_cards))
+        register(ShadowSettingsTab(lambda: self.runtime).tab())
+
+    def _card_view(self, card: Any) -> Any:
+        # the live collapsedByDefault preference (collapsed while the runtime is not up)
+        return card_view(card, lambda: self.runtime.settings().collapsed_by_default if self.runtime else True)
 
     @hookimpl
     def dsh_plugin_setup(self, host: Host) -> None:

@@ -18,6 +18,7 @@ from .common import EXIT_USAGE, add_profile_arguments, dsh_home, load_profile, s
 from .demo import add_demo_parser, run_demo
 from .inspect import dump, plugins_list, sessions_list, sessions_show
 from .run import add_run_parser, run_prompt
+from .serve import add_serve_parser, run_serve
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -29,6 +30,7 @@ def build_parser() -> argparse.ArgumentParser:
     add_run_parser(sub, add_profile_arguments)
     add_chat_parser(sub, add_profile_arguments)
     add_demo_parser(sub)
+    add_serve_parser(sub, add_profile_arguments)
     sessions = sub.add_parser("sessions", help="list or show stored sessions")
     sessions_sub = sessions.add_subparsers(dest="sessions_command", metavar="ACTION", required=True)
     listing = sessions_sub.add_parser("list", help="list sessions, newest first")
@@ -100,6 +102,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         if args.command == "chat":
             composed = load_profile(args, home)
             return trio.run(run_chat, args, composed.rows if composed else (), home)
+        if args.command == "serve":
+            composed = load_profile(args, home)
+            return trio.run(run_serve, args, composed.rows if composed else (), home)
         if args.command == "demo":
             return run_demo(args)
         if args.command == "sessions":

@@ -18,7 +18,23 @@ from .agents import (
     StreamStart,
 )
 from .cancel import Cancelled, CancelToken
-from .client import Card, CardRenderer, ClientContribution, Notice, SettingsTab
+from .client import (
+    Card,
+    CardAction,
+    CardRenderer,
+    CardSection,
+    CardView,
+    ClientContribution,
+    FieldErrors,
+    FieldHint,
+    FormField,
+    FormOption,
+    FormPreset,
+    Notice,
+    SettingsForm,
+    SettingsTab,
+    field_named,
+)
 from .commands import CommandDefinition, CommandInvocation, CommandResult
 from .events import SESSION_FORMAT_VERSION, EventTypes, SessionEvent, SessionHeader, TurnEndKinds, turn_end_kind
 from .json import JSON, check_json, dumps_compact, loads_strict
@@ -85,9 +101,19 @@ __all__ = [
     "CancelToken",
     "Cancelled",
     "Card",
+    "CardAction",
     "CardRenderer",
+    "CardSection",
+    "CardView",
     "ClientContribution",
+    "FieldErrors",
+    "FieldHint",
+    "FormField",
+    "FormOption",
+    "FormPreset",
     "Notice",
+    "field_named",
+    "SettingsForm",
     "SettingsTab",
     "CommandDefinition",
     "CommandInvocation",

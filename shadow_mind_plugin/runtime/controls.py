@@ -129,15 +129,23 @@ class Controls:
             state.paused = True
             state.trigger.clear_throttles()
             self._owners.cancel(state, ReasonCode.SHADOW_PAUSED, CancellationSource.USER_COMMAND)
+            self._refresh_cards(state)
         return self.status(agent)
 
     def resume(self, agent: Agent) -> dict[str, Any]:
         assert_root(agent)
         state = self._owners.get(agent)
         if state is not None:
-            state.paused = False
+            was_paused, state.paused = state.paused, False
             state.trigger.clear_throttles()
+            if was_paused:
+                self._refresh_cards(state)
         return self.status(agent)
+
+    def _refresh_cards(self, state: Any) -> None:
+        """Cards show the pause state (and its Pause / Resume button): redraw them."""
+        for cycle in list(state.governance.cycles.values()):
+            self._governance.update_card(state, cycle)
 
     def retry(self, agent: Agent, run_id: str) -> RunEntry:
         """Rerun a failed or aborted run on its original watermark, in the same cycle."""

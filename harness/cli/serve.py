@@ -1,0 +1,33 @@
+"""``harness serve``: the web client on loopback (see docs/web.md)."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+from typing import Any
+
+from ..profiles import ProfileRow
+from .run import agent_options, workspace
+
+
+def add_serve_parser(sub: Any, add_profile_arguments: Any) -> None:
+    parser = sub.add_parser("serve", help="serve the web client on loopback (a per-launch token in the printed URL)")
+    add_profile_arguments(parser)
+    parser.add_argument("--host", default="127.0.0.1", help="address to listen on (default: 127.0.0.1, loopback only)")
+    parser.add_argument("--port", type=int, default=8765, help="port (default: 8765; 0 picks a free one)")
+    parser.add_argument("--model", metavar="PROVIDER/MODEL", help="route for root agents")
+    parser.add_argument("--cwd", metavar="DIR", help="workspace new sessions' file tools are confined to (default: .)")
+
+
+async def run_serve(args: argparse.Namespace, rows: tuple[ProfileRow, ...], home: Path) -> int:
+    from ..web.server import LOOPBACK, run_server  # the web stack loads only for this command
+
+    if not 0 <= args.port <= 65535:
+        print(f"harness: --port {args.port} is not a port number (0-65535)", file=sys.stderr)
+        return 2
+    if args.host not in LOOPBACK:
+        print(f"harness serve: warning: --host {args.host} is not loopback; anyone who can reach it and has the token can drive agents", file=sys.stderr)
+    return await run_server(
+        rows=rows, home=home, cwd=workspace(args.cwd), options=agent_options(args.model), address=args.host, port=args.port
+    )

@@ -1,0 +1,236 @@
+"""The web client's routes: the page, its JSON API and the SSE stream.
+
+Errors reach the page as ``{"error": "..."}`` with a 4xx status; only the
+project's own error types are turned into messages (anything else is a 500
+that names no internals).
+"""
+
+from __future__ import annotations
+
+import html
+import json
+from collections.abc import AsyncIterator, Awaitable, Callable
+from importlib import resources
+from typing import Any
+
+import trio
+from starlette.applications import Starlette
+from starlette.requests import Request
+from starlette.responses import HTMLResponse, JSONResponse, Response, StreamingResponse
+from starlette.routing import Mount, Route
+from starlette.staticfiles import StaticFiles
+
+from hookspecs.errors import DshError
+from hookspecs.values import Card, field_named
+
+from .approvals import WebApprover
+from .conversations import Conversations
+from .feed import Feed
+from .forms import find_tab, form_payload, load_form, save_form, tab_payload
+from .payloads import card_payload, clean
+
+#: a comment line on an idle stream, so proxies and the browser keep it open
+HEARTBEAT_SECONDS = 15.0
+BODY_LIMIT = 1_000_000
+#: recent notices a page gets when it opens a session
+NOTICES = 5
+STATIC = resources.files("harness.web") / "static"
+
+
+class WebClient:
+    """The app's state: the host's conversations, the feed and the approver."""
+
+    def __init__(self, host: Any, conversations: Conversations, feed: Feed, approver: WebApprover, token: str) -> None:
+        self.host = host
+        self.conversations = conversations
+        self.feed = feed
+        self.approver = approver
+        self.token = token
+
+    def card_item(self, card: Card) -> dict[str, Any]:
+        return {"kind": "card", "card": card_payload(card, self.host.client.view(card))}
+
+    # --- page ------------------------------------------------------------------------------
+
+    async def index(self, request: Request) -> Response:
+        page = (STATIC / "index.html").read_text(encoding="utf-8")
+        page = page.replace("{{TOKEN}}", html.escape(self.token, quote=True))
+        return HTMLResponse(page, headers=_NO_STORE | _CSP)
+
+    # --- sessions --------------------------------------------------------------------------
+
+    async def sessions(self, request: Request) -> Response:
+        if request.method == "POST":
+            return _json({"id": await self.conversations.create()})
+        return _json({"sessions": self.conversations.sessions()})
+
+    async def events(self, request: Request) -> Response:
+        session_id = request.path_params["session_id"]
+        events, payloads = self.conversations.read(session_id, _int(request, "after", -1))
+        cards = self.host.client.restore(session_id, events) if _int(request, "after", -1) < 0 else []
+        return _json(
+            {
+                "events": payloads,
+                "last_seq": events[-1].seq if events else _int(request, "after", -1),
+                "cards": [self.card_item(c)["card"] for c in cards],
+                "approvals": self.approver.pending(),
+                "notices": [
+                    {"level": n.level, "text": clean(n.text, 2000)}
+                    for n in self.host.client.notices()
+                    if n.session_id in (None, session_id)
+                ][-NOTICES:],
+            }
+        )
+
+    async def stream(self, request: Request) -> Response:
+        session_id = request.path_params["session_id"]
+        after = _int(request, "after", -1)
+        receive, unsubscribe = self.feed.subscribe(session_id)
+        try:
+            events, payloads = self.conversations.read(session_id, after)
+        except BaseException:
+            unsubscribe()
+            raise
+
+        async def body() -> AsyncIterator[str]:
+            last = events[-1].seq if events else after
+            try:
+                for payload in payloads:
+                    yield _sse({"kind": "event", "event": payload})
+                yield _sse({"kind": "ready", "last_seq": last})
+                async with receive:
+                    while True:
+                        with trio.move_on_after(HEARTBEAT_SECONDS):
+                            try:
+                                item = await receive.receive()
+                            except trio.EndOfChannel:
+                                return
+                            if item.get("kind") == "event":
+                                if item["event"]["seq"] <= last:
+                                    continue  # already replayed from the log
+                                last = item["event"]["seq"]
+                            yield _sse(item)
+                            continue
+                        yield ": heartbeat\n\n"
+            finally:
+                unsubscribe()
+
+        return StreamingResponse(body(), media_type="text/event-stream", headers=_NO_STORE)
+
+    async def send(self, request: Request) -> Response:
+        text = str((await _body(request)).get("text", ""))
+        if not text.strip():
+            raise DshError("text is empty", code="USAGE")
+        return _json(await self.conversations.send(request.path_params["session_id"], text))
+
+    async def card_action(self, request: Request) -> Response:
+        command = str((await _body(request)).get("command", ""))
+        if not command.startswith("/"):
+            raise DshError("command must be a slash command", code="USAGE")
+        return _json(await self.conversations.send(request.path_params["session_id"], command))
+
+    async def abort(self, request: Request) -> Response:
+        return _json({"aborted": self.conversations.abort(request.path_params["session_id"])})
+
+    async def commands(self, request: Request) -> Response:
+        return _json({"commands": self.conversations.commands()})
+
+    async def approval(self, request: Request) -> Response:
+        allow = (await _body(request)).get("allow") is True
+        if not self.approver.answer(request.path_params["request_id"], allow):
+            raise DshError("that approval is no longer pending", code="NOT_FOUND")
+        return _json({"ok": True})
+
+    # --- settings --------------------------------------------------------------------------
+
+    async def tabs(self, request: Request) -> Response:
+        return _json({"tabs": [tab_payload(t) for t in self.host.client.settings_tabs()]})
+
+    async def tab(self, request: Request) -> Response:
+        tab = find_tab(self.host, request.path_params["namespace"])
+        if request.method == "POST":
+            values = (await _body(request)).get("values")
+            if not isinstance(values, dict) or not values:
+                raise DshError("values must be a non-empty object", code="USAGE")
+            try:
+                errors = dict(await save_form(self.host, tab, values))
+            except DshError as exc:  # a write the plugin could not place at a field
+                errors = {field_named(exc.message, list(values)): exc.message}
+            if errors:
+                return _json({"ok": False, "errors": {clean(k, 200): clean(v, 1000) for k, v in errors.items()}}, 422)
+        form = await load_form(self.host, tab)
+        return _json({"ok": True, "tab": tab_payload(tab), "form": form_payload(form)})
+
+
+_NO_STORE = {"cache-control": "no-store"}
+# the page loads only its own script and style; nothing inline runs
+_CSP = {
+    "content-security-policy": "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; "
+    "connect-src 'self'; frame-ancestors 'none'; base-uri 'none'; form-action 'none'",
+    "x-content-type-options": "nosniff",
+    "referrer-policy": "no-referrer",
+}
+
+
+def _json(value: Any, status: int = 200) -> JSONResponse:
+    return JSONResponse(value, status_code=status, headers=_NO_STORE)
+
+
+def _sse(item: dict[str, Any]) -> str:
+    return "data: " + json.dumps(item, ensure_ascii=False) + "\n\n"
+
+
+def _int(request: Request, name: str, default: int) -> int:
+    raw = request.query_params.get(name)
+    if raw is None:
+        return default
+    try:
+        return int(raw)
+    except ValueError:
+        raise DshError(f"query parameter {name} must be an integer", code="USAGE") from None
+
+
+async def _body(request: Request) -> dict[str, Any]:
+    raw = await request.body()
+    if len(raw) > BODY_LIMIT:
+        raise DshError(f"request body over {BODY_LIMIT} bytes", code="USAGE")
+    try:
+        value = json.loads(raw or b"{}")
+    except ValueError:
+        raise DshError("request body is not JSON", code="USAGE") from None
+    if not isinstance(value, dict):
+        raise DshError("request body must be a JSON object", code="USAGE")
+    return value
+
+
+def _errors(handler: Callable[[Request], Awaitable[Response]]) -> Callable[[Request], Awaitable[Response]]:
+    async def wrapped(request: Request) -> Response:
+        try:
+            return await handler(request)
+        except DshError as exc:
+            status = 404 if exc.code == "NOT_FOUND" else 400
+            return _json({"error": clean(exc.message, 1000)}, status)
+
+    return wrapped
+
+
+def build_app(client: WebClient) -> Starlette:
+    def route(path: str, handler: Callable[[Request], Awaitable[Response]], methods: list[str]) -> Route:
+        return Route(path, _errors(handler), methods=methods)
+
+    return Starlette(
+        routes=[
+            route("/", client.index, ["GET"]),
+            route("/api/sessions", client.sessions, ["GET", "POST"]),
+            route("/api/sessions/{session_id}/events", client.events, ["GET"]),
+            route("/api/sessions/{session_id}/stream", client.stream, ["GET"]),
+            route("/api/sessions/{session_id}/send", client.send, ["POST"]),
+            route("/api/sessions/{session_id}/card-action", client.card_action, ["POST"]),
+            route("/api/sessions/{session_id}/abort", client.abort, ["POST"]),
+            route("/api/commands", client.commands, ["GET"]),
+            route("/api/approvals/{request_id}", client.approval, ["POST"]),
+            route("/api/settings/tabs", client.tabs, ["GET"]),
+            route("/api/settings/tabs/{namespace}", client.tab, ["GET", "POST"]),
+            Mount("/static", app=StaticFiles(directory=str(STATIC)), name="static"),
+        ]
+    )

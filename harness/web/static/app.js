@@ -1,0 +1,174 @@
+// Sessions, the log, approvals, the composer and start-up (see core.js for the conventions).
+"use strict";
+
+// --- sessions ------------------------------------------------------------------------------
+
+async function loadSessions() {
+  const data = await api("/api/sessions");
+  const list = document.getElementById("sessions");
+  list.replaceChildren();
+  for (const s of data.sessions) {
+    const label = (s.title || "(untitled)") + " · " + s.id.slice(0, 8);
+    list.append(el("li", {}, el("button", { type: "button", class: "session" + (s.id === state.session ? " current" : ""),
+      "data-session": s.id, text: label, onclick: () => openSession(s.id) })));
+  }
+}
+
+async function newSession() {
+  const data = await api("/api/sessions", { method: "POST", body: {} });
+  await openSession(data.id);
+}
+
+async function openSession(id) {
+  if (state.source) state.source.close();
+  state.session = id;
+  state.lastSeq = -1;
+  state.cards.clear();
+  document.getElementById("log").replaceChildren();
+  document.getElementById("notices").replaceChildren();
+  document.getElementById("streaming").hidden = true;
+  document.getElementById("session-title").textContent = "Session " + id;
+  history.replaceState(null, "", "/?session=" + encodeURIComponent(id) + location.hash);
+  showView("conversation");
+  const data = await api("/api/sessions/" + encodeURIComponent(id) + "/events");
+  for (const event of data.events) addEvent(event);
+  state.lastSeq = data.last_seq;
+  for (const card of data.cards) upsertCard(card);
+  for (const approval of data.approvals) showApproval(approval);
+  const notices = document.getElementById("notices");
+  notices.replaceChildren(...data.notices.map((n) => el("li", { class: "notice " + n.level, text: n.text })));
+  connect();
+  loadSessions();
+}
+
+function connect() {
+  const url = "/api/sessions/" + encodeURIComponent(state.session) + "/stream?after=" + state.lastSeq;
+  const source = new EventSource(url);
+  state.source = source;
+  source.onmessage = (message) => handleItem(JSON.parse(message.data));
+  source.onerror = () => {
+    if (state.source !== source) return;
+    source.close();
+    setTimeout(() => { if (state.source === source) connect(); }, 1000);  // resume after the last seq seen
+  };
+}
+
+function handleItem(item) {
+  if (item.kind === "event") { addEvent(item.event); state.lastSeq = Math.max(state.lastSeq, item.event.seq); }
+  else if (item.kind === "delta") appendDelta(item.text);
+  else if (item.kind === "card") upsertCard(item.card);
+  else if (item.kind === "notice") toast(item.text, item.level === "error" ? "error" : "info");
+  else if (item.kind === "approval") showApproval(item.approval);
+  else if (item.kind === "approval-done") { const node = document.getElementById("approval-" + item.id); if (node) node.remove(); }
+}
+
+// --- the log -------------------------------------------------------------------------------
+
+function appendDelta(text) {
+  const box = document.getElementById("streaming");
+  box.hidden = false;
+  box.textContent += text;
+}
+
+function addEvent(event) {
+  if (document.getElementById("event-" + event.seq)) return;
+  const log = document.getElementById("log");
+  let node = null;
+  if (event.type === "user/message") {
+    const who = event.source === "user" ? "you" : event.source;
+    node = el("div", { class: "entry user source-" + event.source }, el("span", { class: "who", text: who }), el("div", { class: "text", text: event.text }));
+  } else if (event.type === "assistant/message") {
+    const box = document.getElementById("streaming");
+    box.hidden = true; box.textContent = "";
+    if (event.text) node = el("div", { class: "entry assistant" }, el("span", { class: "who", text: "assistant" }), el("div", { class: "text", text: event.text }));
+  } else if (event.type === "tool/call" || event.type === "tool/result") {
+    node = el("div", { class: "entry tool" + (event.error ? " error" : "") }, el("code", { text: event.text }));
+  } else if (event.type === "turn/start") {
+    document.getElementById("abort").hidden = false;
+  } else if (event.type === "turn/end") {
+    document.getElementById("abort").hidden = true;
+    node = el("div", { class: "entry turn-end" }, event.text ? el("span", { text: event.text }) : null);
+  } else if (event.type === "command/run") {
+    node = el("div", { class: "entry command" }, el("code", { text: event.text }));
+  } else if (event.type === "command/done") {
+    node = el("div", { class: "entry command-result " + event.kind }, el("pre", { text: event.text || event.kind }));
+  }
+  if (!node) node = el("span", { class: "anchor" });
+  node.id = "event-" + event.seq;
+  node.dataset.seq = event.seq;
+  log.append(node);
+  placeCards(event.seq);
+  if (event.type !== "turn/start") node.scrollIntoView({ block: "end" });
+}
+
+// --- approvals -----------------------------------------------------------------------------
+
+function showApproval(approval) {
+  if (document.getElementById("approval-" + approval.id)) return;
+  const answer = async (allow) => {
+    try { await api("/api/approvals/" + approval.id, { body: { allow } }); } catch (e) { toast(e.message, "error"); }
+  };
+  document.getElementById("approvals").append(el("div", { class: "approval", id: "approval-" + approval.id, role: "alertdialog", "aria-label": "Approval needed" },
+    el("strong", { text: "Approval needed: " + approval.tool }), el("div", { text: approval.summary }),
+    el("pre", { text: approval.arguments }),
+    el("button", { type: "button", class: "allow", text: "Allow once", onclick: () => answer(true) }),
+    el("button", { type: "button", class: "reject", text: "Reject", onclick: () => answer(false) })));
+}
+
+// --- composer ------------------------------------------------------------------------------
+
+async function send(event) {
+  event.preventDefault();
+  const input = document.getElementById("composer-input");
+  const text = input.value;
+  if (!text.trim()) return;
+  if (!state.session) await newSession();
+  input.value = "";
+  try {
+    const result = await api("/api/sessions/" + encodeURIComponent(state.session) + "/send", { body: { text } });
+    if (!result.ok) toast(result.text, "error");
+  } catch (e) {
+    input.value = text;
+    toast("Operation failed: " + e.message, "error");
+  }
+}
+
+function commandHint() {
+  const text = document.getElementById("composer-input").value;
+  const hint = document.getElementById("command-hint");
+  if (!text.startsWith("/")) { hint.textContent = ""; return; }
+  const name = text.slice(1).split(/\s/)[0];
+  const matches = state.commands.filter((c) => c.name.startsWith(name)).slice(0, 6);
+  hint.textContent = matches.map((c) => "/" + c.name + (c.hint ? " " + c.hint : "") + " — " + c.description).join("  ·  ");
+}
+
+// --- views ---------------------------------------------------------------------------------
+
+function showView(name) {
+  document.getElementById("conversation-view").hidden = name !== "conversation";
+  document.getElementById("settings-view").hidden = name !== "settings";
+  document.getElementById("nav-conversation").setAttribute("aria-pressed", String(name === "conversation"));
+  document.getElementById("nav-settings").setAttribute("aria-pressed", String(name === "settings"));
+  if (name === "settings") loadTabs().catch((e) => toast("Operation failed: " + e.message, "error"));
+}
+
+document.addEventListener("DOMContentLoaded", async () => {
+  document.getElementById("composer").addEventListener("submit", send);
+  const input = document.getElementById("composer-input");
+  input.addEventListener("input", commandHint);
+  input.addEventListener("keydown", (e) => { if (e.key === "Enter" && !e.shiftKey) { e.preventDefault(); document.getElementById("composer").requestSubmit(); } });
+  document.getElementById("abort").addEventListener("click", () => api("/api/sessions/" + encodeURIComponent(state.session) + "/abort", { body: {} }));
+  document.getElementById("new-session").addEventListener("click", () => newSession().catch((e) => toast(e.message, "error")));
+  document.getElementById("nav-conversation").addEventListener("click", () => showView("conversation"));
+  document.getElementById("nav-settings").addEventListener("click", () => showView("settings"));
+  try {
+    state.commands = (await api("/api/commands")).commands;
+    await loadSessions();
+    const wanted = new URLSearchParams(location.search).get("session");
+    if (location.hash === "#settings") showView("settings");
+    else if (wanted) await openSession(wanted);
+  } catch (e) {
+    toast("Operation failed: " + e.message, "error");
+  }
+  document.body.dataset.ready = "true";
+});

@@ -1,0 +1,169 @@
+"""Shadow Mind's review cards for rich clients: the view model of a cycle's
+card, and report cards rebuilt from the durable relay messages after a restart.
+
+Cards are process-local; only relayed reports are durable (``user/message``
+events with ``shadow-report`` provenance), so only Report cards come back
+after a restart. Card data is read defensively: fields may be missing or
+added by newer runtimes.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Sequence
+from typing import Any
+
+from hookspecs.values import Card, CardAction, CardSection, CardView, EventTypes
+
+from .governance.path import CARD_KIND
+from .vocabulary import REPORT_SOURCE_KIND
+
+PHASE_LABELS = {
+    "running": "Reviewing",
+    "report": "Report",
+    "silent": "Silent completion",
+    "not_relevant": "Not relevant",
+    "aborted": "Aborted",
+    "failed": "Failed",
+}
+PHASE_TEXT = {
+    "silent": "The review found nothing to add.",
+    "not_relevant": "The reviewer judged this turn not relevant to review.",
+    "aborted": "The review was cancelled before it finished.",
+    "failed": "The review did not produce a valid report.",
+}
+RUNNING_BANNER = "Shadow is reviewing. Sending a new message now cancels this review."
+PAUSED_BANNER = "Shadow review is paused; new messages will not trigger a review. Click Resume review to re-enable."
+SCHEDULING_BANNER = "Shadow scheduling: loading the definition and deciding whether this turn runs a Shadow agent."
+_SECTION = re.compile(r"^### (.+) \(([^()\n]+)\)$", re.MULTILINE)
+
+
+def card_view(card: Card, collapsed_by_default: Callable[[], bool]) -> CardView:
+    data = card.data if isinstance(card.data, dict) else {}
+    runs = [r for r in data.get("runs") or [] if isinstance(r, dict)]
+    running = any(r.get("phase") == "running" for r in runs)
+    banner = ""
+    if data.get("paused"):
+        banner = PAUSED_BANNER
+    elif running:
+        banner = RUNNING_BANNER
+    elif isinstance(data.get("failure"), dict):
+        failure = data["failure"]
+        banner = f"Scheduling failed [{failure.get('reason_code')}] at {failure.get('stage', 'prepare')}: {failure.get('message', '')}".rstrip(": ")
+    elif data.get("scheduling") and not runs:
+        banner = SCHEDULING_BANNER
+    elif isinstance(data.get("skipped"), dict) and not runs:
+        banner = f"No review for this turn [{data['skipped'].get('reason_code')}]"
+    actions: tuple[CardAction, ...] = ()
+    if not data.get("restored"):
+        paused = bool(data.get("paused"))
+        actions = (CardAction(label="Resume review" if paused else "Pause review", command="/shadow resume" if paused else "/shadow pause"),)
+    count = len(runs)
+    return CardView(
+        title="Shadow Mind review" + (f" · {count} run{'s' if count != 1 else ''}" if count else ""),
+        banner=banner,
+        sections=tuple(_section(r, retry_enabled=not running) for r in runs),
+        actions=actions,
+        collapsible=any(r.get("phase") == "report" for r in runs),
+        collapsed_by_default=collapsed_by_default(),
+    )
+
+
+def _section(run: dict[str, Any], *, retry_enabled: bool) -> CardSection:
+    phase = str(run.get("phase", ""))
+    meta: list[tuple[str, str]] = []
+    if run.get("verdict"):
+        meta.append(("Verdict", str(run["verdict"])))
+    if isinstance(run.get("severity"), (int, float)):
+        meta.append(("Severity", f"{run['severity']:.2f}"))
+    meta.append(("Root capture sequence", str(run.get("captured_through_seq", "?"))))
+    if run.get("stage"):
+        meta.append(("Stage", str(run["stage"])))
+    if run.get("reason_code"):
+        meta.append(("Reason", str(run["reason_code"])))
+    for key in ("failure_cause", "cause"):  # added by newer runtimes; shown when present
+        if isinstance(run.get(key), str) and run[key]:
+            meta.append(("Cause", run[key]))
+    if run.get("provider_stop_reason"):
+        meta.append(("Provider stop", str(run["provider_stop_reason"])))
+    error = run.get("error")
+    if isinstance(error, dict) and (error.get("message") or error.get("name")):
+        meta.append(("Error", f"{error.get('name', 'Error')}: {error.get('message', '')}"))
+    if phase == "report":
+        relayed = "Shadow Mind review relayed to the root agent"
+        waiting = "The review report is ready and waiting to be relayed to the root agent."
+        meta.append(("Relay", relayed if run.get("relayed") else waiting))
+    actions: tuple[CardAction, ...] = ()
+    if phase in ("failed", "aborted") and run.get("run_id"):
+        actions = (CardAction(label="Retry", command=f"/shadow retry {run['run_id']}", enabled=retry_enabled),)
+    body = str(run.get("content") or "") if phase == "report" else PHASE_TEXT.get(phase, "")
+    refs = tuple(r for r in run.get("refs") or () if isinstance(r, int) and not isinstance(r, bool))
+    return CardSection(
+        heading=f"{run.get('shadow_name', 'Shadow')} ({run.get('shadow_id', '?')})",
+        phase=phase,
+        phase_label=PHASE_LABELS.get(phase, phase),
+        body=body,
+        busy=phase == "running",
+        started_at=str(run["started_at"]) if run.get("started_at") else None,
+        refs=refs,
+        meta=tuple(meta),
+        child_session=str(run["child_session_id"]) if run.get("child_session_id") else None,
+        actions=actions,
+    )
+
+
+def restore_cards(session_id: str, events: Sequence[Any]) -> list[Card]:
+    """Report cards for every relayed report in the session's durable log."""
+    cycles: dict[int, list[dict[str, Any]]] = {}
+    for event in events:
+        if getattr(event, "type", None) != EventTypes.USER_MESSAGE or not isinstance(event.data, dict):
+            continue
+        message = event.data.get("message")
+        source = message.get("source") if isinstance(message, dict) else None
+        if not isinstance(message, dict) or not isinstance(source, dict) or source.get("kind") != REPORT_SOURCE_KIND:
+            continue
+        reports = [r for r in source.get("reports") or [] if isinstance(r, dict)]
+        bodies = _bodies(_text(message))
+        for index, report in enumerate(reports):
+            seq = report.get("captured_through_seq")
+            if not isinstance(seq, int):
+                continue
+            name, body = bodies[index] if index < len(bodies) else (str(report.get("shadow_id", "Shadow")), "")
+            cycles.setdefault(seq, []).append(
+                {
+                    **{k: report[k] for k in ("run_id", "shadow_id", "child_session_id", "verdict", "severity", "refs") if k in report},
+                    "shadow_name": name,
+                    "captured_through_seq": seq,
+                    "phase": "report",
+                    "stage": "relay",
+                    "relayed": True,
+                    "content": body,
+                    "relay_seq": event.seq,
+                }
+            )
+    return [
+        Card(
+            session_id=session_id,
+            anchor_seq=seq,
+            key=f"shadow-mind:{seq}",
+            kind=CARD_KIND,
+            data={"captured_through_seq": seq, "scheduling": False, "runs": runs, "restored": True},
+        )
+        for seq, runs in sorted(cycles.items())
+    ]
+
+
+def _text(message: dict[str, Any]) -> str:
+    return "\n".join(
+        str(b.get("text", "")) for b in message.get("content") or [] if isinstance(b, dict) and b.get("type") == "text"
+    )
+
+
+def _bodies(text: str) -> list[tuple[str, str]]:
+    """``(shadow name, report body)`` per ``### name (id)`` section of a relay, in order."""
+    heads = list(_SECTION.finditer(text))
+    out = []
+    for i, head in enumerate(heads):
+        end = heads[i + 1].start() if i + 1 < len(heads) else len(text)
+        out.append((head.group(1), text[head.end() : end].strip()))
+    return out

@@ -1,0 +1,104 @@
+"""A real ``harness serve`` in a subprocess: a temporary DSH_HOME, a profile with
+the scripted model and the Shadow Mind bundle, a workspace with one file."""
+
+from __future__ import annotations
+
+import re
+import select
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import httpx
+
+from ..cli_env import cli_env
+
+URL = re.compile(r"harness serve: (http://[^/\s]+)/\?token=(\S+)")
+#: a wait bound for the subprocess, not a timing assertion
+START_LIMIT = 60.0
+
+DEFINITION = """---
+id: default
+name: Reviewer
+enabled: true
+activation_probability: 1.0
+run_with_model: scripted/shadow-model
+---
+
+Check the root's claims against its tool results.
+"""
+
+
+class Server:
+    def __init__(self, tmp: Path, script: str, *, definition: str = DEFINITION, settings: str = "") -> None:
+        self.tmp = tmp
+        self.home = tmp / "home"
+        self.work = tmp / "work"
+        self.home.mkdir(exist_ok=True, mode=0o700)
+        self.work.mkdir(exist_ok=True)
+        (self.work / "notes.txt").write_text("the deploy target is staging\n")
+        (tmp / "script.yml").write_text(script)
+        minds = self.home / "shadow-minds"
+        if not minds.exists():
+            minds.mkdir(mode=0o700)
+            (minds / "default.md").write_text(definition)
+        (tmp / "profile.yml").write_text(
+            f"""- id: llm
+  name: scripted-llm
+  config: {{script: {tmp / "script.yml"}}}
+- id: agent-loop
+  name: agent-loop
+  config: {{model: scripted/root-model}}
+- bundle: shadow-mind
+- id: shadow-mind-runtime
+  config: {{resultBatchWindowMs: 0, randomSeed: 7{settings}}}
+"""
+        )
+        self.proc: subprocess.Popen[str] | None = None
+        self.base = ""
+        self.token = ""
+        self.output: list[str] = []
+
+    def start(self) -> Server:
+        self.proc = subprocess.Popen(
+            [sys.executable, "-m", "harness", "serve", "--profile", str(self.tmp / "profile.yml"), "--port", "0", "--cwd", str(self.work)],
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+            env=cli_env(DSH_HOME=str(self.home)),
+        )
+        assert self.proc.stdout is not None
+        deadline = time.monotonic() + START_LIMIT
+        while time.monotonic() < deadline:
+            ready, _, _ = select.select([self.proc.stdout], [], [], 1.0)
+            if not ready:
+                if self.proc.poll() is not None:
+                    break
+                continue
+            line = self.proc.stdout.readline()
+            if not line:
+                break
+            self.output.append(line)
+            found = URL.search(line)
+            if found:
+                self.base, self.token = found.group(1), found.group(2)
+                return self
+        self.proc.kill()
+        raise AssertionError(f"harness serve did not start: {self.output} {self.proc.stderr.read() if self.proc.stderr else ''}")
+
+    def client(self) -> httpx.Client:
+        return httpx.Client(base_url=self.base, cookies={"dsh_token": self.token}, headers={"x-dsh-token": self.token}, timeout=30)
+
+    def stop(self) -> tuple[int, str, str]:
+        """Ctrl-C, as a person would; the exit code and the rest of the output."""
+        assert self.proc is not None
+        if self.proc.poll() is None:
+            self.proc.send_signal(signal.SIGINT)
+        try:
+            out, err = self.proc.communicate(timeout=START_LIMIT)
+        except subprocess.TimeoutExpired:
+            self.proc.kill()
+            out, err = self.proc.communicate()
+        return self.proc.returncode, "".join(self.output) + out, err

@@ -1,0 +1,248 @@
+"""The web client in real headless Chromium against a live ``harness serve``:
+the Shadow Mind settings tab (round trip, Discard, a field error), a review
+card going Reviewing → Report with refs that scroll, Retry of a failed run,
+Pause / Resume, a restart restoring the report card, an injected ``<script>``
+shown as text, and a request without the token refused. Screenshots go to a
+temporary folder."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from .browser import WAIT_MS
+from .server import Server
+
+SCRIPT = """
+models:
+  - {id: root-model, context_window: 128000}
+  - {id: shadow-model, context_window: 64000, reasoning_efforts: [low, high], default_effort: low}
+responses:
+  - match: {depth: 0, last_user_contains: "deploy"}
+    reply:
+      tool_calls: [{name: read, arguments: {path: notes.txt}}]
+  - match: {depth: 0, last_user_contains: "deploy"}
+    reply: {text: "Deploying to production now."}
+  # the first review takes a moment, so the card shows Reviewing first
+  - match: {depth: 1, has_tools: [structured_output]}
+    reply:
+      delay_seconds: 3
+      tool_calls:
+        - name: structured_output
+          arguments:
+            status: report
+            verdict: challenge
+            severity: 0.8
+            refs: ["{{seq:tool call}}"]
+            content: "REPORT-BODY <script>window.pwned = 1</script> notes.txt says the target is **staging**."
+  - match: {depth: 0, last_user_contains: "summarize"}
+    reply:
+      tool_calls: [{name: read, arguments: {path: notes.txt}}]
+  - match: {depth: 0, last_user_contains: "summarize"}
+    reply: {text: "All done."}
+  # the second review fails; its retry reports
+  - match: {depth: 1}
+    reply: {error: {message: reviewer overloaded, code: OVERLOADED, status: 500, retryable: false}}
+  - match: {depth: 1, has_tools: [structured_output]}
+    reply:
+      tool_calls:
+        - name: structured_output
+          arguments: {status: report, verdict: gap, severity: 0.4, content: "RETRY-REPORT the summary skips the target."}
+  - match: {depth: 0, last_user_contains: "tighten"}
+    reply:
+      tool_calls: [{name: update_shadow_config, arguments: {maxReportChars: 5000}}]
+  - match: {depth: 0, last_user_contains: "tighten"}
+    reply: {text: "Done. <img src=x onerror='window.pwned = 2'>"}
+  - match: {depth: 0, last_user_contains: "Shadow reports"}
+    repeat: true
+    reply: {text: "Good catch."}
+"""
+
+
+@pytest.fixture
+def server(tmp_path: Path) -> Iterator[Server]:
+    served = Server(tmp_path, SCRIPT).start()
+    try:
+        yield served
+    finally:
+        served.stop()
+
+
+def open_page(browser: Any, server: Server, path: str = "/") -> Any:
+    page = browser.new_page(viewport={"width": 1200, "height": 900})
+    page.set_default_timeout(WAIT_MS)
+    sep = "&" if "?" in path else "?"
+    page.goto(f"{server.base}{path}{sep}token={server.token}")
+    page.wait_for_selector("body[data-ready=true]")
+    return page
+
+
+def open_settings(page: Any) -> None:
+    page.click("#nav-settings")
+    page.wait_for_selector("#field-activation_probability")
+
+
+def composer(page: Any, text: str) -> None:
+    page.fill("#composer-input", text)
+    page.press("#composer-input", "Enter")
+
+
+def test_a_request_without_the_token_is_refused(browser: Any, server: Server) -> None:
+    page = browser.new_page()
+    response = page.goto(f"{server.base}/")
+    assert response.status == 403
+    assert "missing or wrong token" in page.inner_text("body")
+
+
+def test_settings_round_trip_persists_and_reaches_shadow_show(browser: Any, server: Server, shots: Path) -> None:
+    page = open_page(browser, server)
+    open_settings(page)
+    assert page.is_hidden("#settings-save") and page.is_hidden("#settings-discard")
+    slider = page.locator("#field-activation_probability")
+    assert slider.input_value() == "100"
+    slider.focus()
+    for _ in range(6):
+        page.keyboard.press("ArrowLeft")  # -10 % each
+    assert slider.input_value() == "40" and slider.get_attribute("aria-valuetext") == "40 %"
+    presets = page.locator("#preset option").all_inner_texts()[1:]
+    assert len(presets) >= 2
+    page.select_option("#preset", index=2)
+    prompt = page.input_value("#field-prompt")
+    assert prompt and "Check the root's claims" not in prompt
+    assert page.is_visible("#settings-save")
+    page.screenshot(path=str(shots / "settings-dirty.png"), full_page=True)
+    page.click("#settings-save")
+    page.wait_for_selector(".toast.success:has-text('Saved and applied')")
+    assert page.is_hidden("#settings-save")
+    page.reload()
+    page.wait_for_selector("body[data-ready=true]")
+    open_settings(page)
+    assert page.input_value("#field-activation_probability") == "40"
+    assert page.input_value("#field-prompt") == prompt
+    assert page.input_value("#field-capture") == "since-compaction"
+    page.click("#nav-conversation")
+    composer(page, "/shadow show")
+    shown = page.wait_for_selector(".entry.command-result.success").inner_text()
+    assert "activation_probability: 0.4" in shown and prompt.splitlines()[0] in shown
+    page.screenshot(path=str(shots / "shadow-show.png"), full_page=True)
+
+
+def test_discard_and_a_field_error(browser: Any, server: Server, shots: Path) -> None:
+    page = open_page(browser, server)
+    open_settings(page)
+    page.fill("#field-name", "Renamed")
+    assert page.is_visible("#settings-discard")
+    page.click("#settings-discard")
+    assert page.input_value("#field-name") == "Reviewer"
+    assert page.is_hidden("#settings-save") and page.is_hidden("#settings-discard")
+    page.fill("#field-name", "  ")
+    page.click("#settings-save")
+    error = page.wait_for_selector("[data-error-for=name]:not(:empty)")
+    assert "name" in error.inner_text()
+    assert page.locator("[data-error-for=prompt]").inner_text() == ""
+    page.screenshot(path=str(shots / "settings-error.png"), full_page=True)
+    # efforts follow the model: switching to a model that advertises none clears the effort
+    page.click("summary:has-text('Advanced settings')")
+    page.select_option("#field-reasoning_effort", "high")
+    page.select_option("#field-run_with_model", "scripted/root-model")
+    assert page.input_value("#field-reasoning_effort") == ""
+    assert page.locator("#field-reasoning_effort option:not([hidden])").all_inner_texts() == ["—"]
+    page.select_option("#field-run_with_model", "scripted/shadow-model")
+    assert page.locator("#field-reasoning_effort option:not([hidden])").all_inner_texts() == ["—", "low", "high"]
+    page.reload()
+    page.wait_for_selector("body[data-ready=true]")
+    open_settings(page)
+    assert page.input_value("#field-name") == "Reviewer"  # nothing was saved
+
+
+def test_review_cards_live_retry_pause_and_restored_after_restart(browser: Any, server: Server, shots: Path) -> None:
+    page = open_page(browser, server)
+    page.click("#new-session")
+    page.wait_for_selector("#session-title:has-text('Session ')")
+    composer(page, "please deploy")
+    page.wait_for_selector(".card .run[data-phase=running]")
+    assert "Shadow is reviewing" in page.inner_text(".card .banner")
+    assert page.locator(".card .elapsed").count() == 1
+    page.screenshot(path=str(shots / "card-reviewing.png"), full_page=True)
+    report = page.wait_for_selector(".card .run[data-phase=report]")
+    card = page.locator(".card").first
+    # anchored right under the reviewed turn/end
+    assert page.evaluate("document.querySelector('.card').closest('.cards').previousElementSibling.classList.contains('turn-end')")
+    body = card.locator(".body")
+    assert body.is_hidden()  # collapsedByDefault is true
+    # the preference saves on change (no Save) and open cards follow it live
+    open_settings(page)
+    page.click("#field-collapsedByDefault")
+    assert page.get_attribute("#field-collapsedByDefault", "aria-checked") == "false"
+    assert page.is_hidden("#settings-save")
+    page.click("#nav-conversation")
+    body.wait_for(state="visible")
+    card.locator("button.collapse").click()  # the person's own choice wins
+    body.wait_for(state="hidden")
+    card.locator("button.collapse").click()
+    body.wait_for(state="visible")
+    assert "<script>window.pwned = 1</script>" in body.inner_text()
+    assert page.evaluate("window.pwned === undefined") and card.locator(".body script").count() == 0
+    assert "Verdict: challenge" in report.inner_text()
+    ref = card.locator("a.ref").first
+    target = f"#event-{ref.get_attribute('data-ref')}"
+    ref.click()
+    page.wait_for_selector(f"{target}.highlight")
+    assert "read" in page.inner_text(target)
+    assert page.evaluate(f"(() => {{ const r = document.querySelector('{target}').getBoundingClientRect(); return r.top >= 0 && r.bottom <= innerHeight; }})()")
+    page.screenshot(path=str(shots / "card-report.png"), full_page=True)
+
+    card.locator("button.action:has-text('Pause review')").click()
+    page.wait_for_selector(".card button.action:has-text('Resume review')")
+    assert "Shadow review is paused" in page.inner_text(".card .banner")
+    page.locator(".card button.action:has-text('Resume review')").first.click()
+    page.wait_for_selector(".card button.action:has-text('Pause review')")
+
+    composer(page, "now summarize")
+    failed = page.wait_for_selector(".card .run[data-phase=failed]")
+    assert "Retry" in failed.inner_text() and "PROVIDER_ERROR" in failed.inner_text()  # the reason code
+    assert failed.evaluate("n => n.closest('.cards').previousElementSibling.classList.contains('turn-end')")
+    assert failed.evaluate("n => n.closest('#log') !== null")
+    page.screenshot(path=str(shots / "card-failed.png"), full_page=True)
+    page.locator(".run[data-phase=failed] button.action:has-text('Retry')").click()
+    page.wait_for_selector(".card .run[data-phase=report]:has-text('RETRY-REPORT')")
+    session = page.evaluate("state.session")
+
+    code, _out, err = server.stop()
+    assert code == 0, err
+    restarted = Server(server.tmp, SCRIPT).start()
+    try:
+        page = open_page(browser, restarted, f"/?session={session}")
+        page.wait_for_selector(".card .run[data-phase=report]:has-text('RETRY-REPORT')")
+        restored = page.locator(".card")
+        assert restored.count() == 2  # both relayed reports, each under its turn
+        assert restored.locator("button.action:has-text('Pause review')").count() == 0
+        restored.first.locator(".body").wait_for(state="visible")  # collapsedByDefault false persisted
+        assert "<script>window.pwned = 1</script>" in restored.first.locator(".body").inner_text()
+        page.screenshot(path=str(shots / "card-restored.png"), full_page=True)
+    finally:
+        restarted.stop()
+
+
+def test_approvals_sessions_and_model_html(browser: Any, server: Server, shots: Path) -> None:
+    page = open_page(browser, server)
+    composer(page, "tighten the reports")  # the first prompt creates a session
+    approval = page.wait_for_selector(".approval")
+    assert "update_shadow_config" in approval.inner_text() and "maxReportChars" in approval.inner_text()
+    page.screenshot(path=str(shots / "approval.png"), full_page=True)
+    page.click(".approval button.allow")
+    page.wait_for_selector(".approval", state="detached")
+    done = page.wait_for_selector("#log .entry.assistant:has-text('Done.')")
+    assert "<img src=x onerror='window.pwned = 2'>" in done.inner_text()
+    assert page.evaluate("window.pwned === undefined") and page.locator(".entry img").count() == 0
+    assert page.locator(".entry.tool.error").count() == 0
+    session = page.evaluate("state.session")
+    page.goto(f"{server.base}/")  # the cookie carries the token from here on
+    page.wait_for_selector("body[data-ready=true]")
+    page.click(f"button.session[data-session='{session}']")
+    page.wait_for_selector("#log .entry.assistant:has-text('Done.')")
+    composer(page, "/shadow config maxReportChars")
+    assert "maxReportChars: 5000" in page.wait_for_selector(".entry.command-result.success").inner_text()

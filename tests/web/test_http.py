@@ -1,0 +1,221 @@
+"""``harness serve`` over real HTTP on loopback (httpx against the live app in a
+subprocess): the token gate, the conversation stream, slash commands,
+approvals, the settings tab and a clean Ctrl-C stop."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import httpx
+import pytest
+
+from .server import Server
+
+SCRIPT = """
+models:
+  - {id: root-model, context_window: 128000}
+  - {id: shadow-model, context_window: 64000, reasoning_efforts: [low, high], default_effort: low}
+responses:
+  - match: {depth: 0, last_user_contains: "deploy"}
+    reply:
+      text: "Reading <b>the notes</b> first."
+      tool_calls: [{name: read, arguments: {path: notes.txt}}]
+  - match: {depth: 0, last_user_contains: "deploy"}
+    reply: {text: "Deploying to production now. \\u001b[31m<script>alert(1)</script>"}
+  - match: {depth: 0, last_user_contains: "tighten"}
+    reply:
+      tool_calls: [{name: update_shadow_config, arguments: {maxReportChars: 5000}}]
+  - match: {depth: 0, last_user_contains: "tighten"}
+    reply: {text: "Done."}
+  - match: {depth: 1}
+    repeat: true
+    reply:
+      tool_calls:
+        - name: structured_output
+          arguments: {status: silent}
+  - match: {depth: 0}
+    repeat: true
+    reply: {text: "Noted."}
+"""
+
+
+@pytest.fixture
+def server(tmp_path: Path) -> Iterator[Server]:
+    served = Server(tmp_path, SCRIPT).start()
+    try:
+        yield served
+    finally:
+        served.stop()
+
+
+def sse_items(response: httpx.Response) -> Iterator[dict[str, Any]]:
+    for line in response.iter_lines():
+        if line.startswith("data: "):
+            yield json.loads(line[6:])
+
+
+def until(items: Iterator[dict[str, Any]], predicate: Any) -> list[dict[str, Any]]:
+    seen = []
+    for item in items:
+        seen.append(item)
+        if predicate(item):
+            return seen
+    raise AssertionError(f"stream ended before the expected item; saw {seen}")
+
+
+def test_every_request_needs_the_token(server: Server) -> None:
+    with httpx.Client(base_url=server.base, timeout=30) as anonymous:
+        assert anonymous.get("/api/sessions").status_code == 403
+        assert anonymous.get("/").status_code == 403
+        assert anonymous.get("/static/app.js").status_code == 403
+        assert anonymous.get("/api/sessions", headers={"cookie": "dsh_token=wrong"}).status_code == 403
+        launch = anonymous.get(f"/?token={server.token}")
+        assert launch.status_code == 303 and launch.headers["location"] == "/"
+        cookie = launch.headers["set-cookie"]
+        assert "HttpOnly" in cookie and "SameSite=Strict" in cookie
+        page = anonymous.get("/", headers={"cookie": f"dsh_token={server.token}"})
+        assert page.status_code == 200 and "script-src 'self'" in page.headers["content-security-policy"]
+        # a write with the cookie alone (what a cross-site form would carry) is refused
+        forged = anonymous.post("/api/sessions", headers={"cookie": f"dsh_token={server.token}"}, json={})
+        assert forged.status_code == 403
+        foreign = anonymous.post(
+            "/api/sessions", headers={"cookie": f"dsh_token={server.token}", "x-dsh-token": server.token, "origin": "http://evil.test"}, json={}
+        )
+        assert foreign.status_code == 403
+        rebound = anonymous.get("/api/sessions", headers={"cookie": f"dsh_token={server.token}", "host": "evil.test"})
+        assert rebound.status_code == 421
+    code, out, err = server.stop()
+    assert code == 0 and "harness serve: stopped" in out, err
+
+
+def test_a_turn_streams_text_and_tool_calls_and_commands_use_the_registry(server: Server) -> None:
+    with server.client() as client:
+        session = client.post("/api/sessions", json={}).json()["id"]
+        with client.stream("GET", f"/api/sessions/{session}/stream") as stream:
+            items = sse_items(stream)
+            until(items, lambda i: i["kind"] == "ready")
+            assert client.post(f"/api/sessions/{session}/send", json={"text": "please deploy"}).json()["ok"]
+            seen = until(items, lambda i: i["kind"] == "event" and i["event"]["type"] == "turn/end")
+        deltas = "".join(i["text"] for i in seen if i["kind"] == "delta")
+        assert "Reading <b>the notes</b> first." in deltas  # raw in JSON: the page inserts it as text
+        events = [i["event"] for i in seen if i["kind"] == "event"]
+        assert [e["type"] for e in events if e["type"].startswith("tool/")] == ["tool/call", "tool/result"]
+        assert "read" in events[[e["type"] for e in events].index("tool/call")]["text"]
+        final = [e for e in events if e["type"] == "assistant/message"][-1]["text"]
+        assert "^[[31m" in final and "\x1b" not in final  # control characters made visible
+        shown = client.post(f"/api/sessions/{session}/send", json={"text": "/shadow show"}).json()
+        assert shown["ok"] and "name: Reviewer" in shown["text"]
+        unknown = client.post(f"/api/sessions/{session}/send", json={"text": "/nosuch"}).json()
+        assert not unknown["ok"] and "unknown command /nosuch" in unknown["text"]
+        history = client.get(f"/api/sessions/{session}/events").json()
+        assert any(e["type"] == "command/done" for e in history["events"])
+        assert str(server.tmp) not in json.dumps(history)  # no absolute paths in payloads
+        listed = client.get("/api/sessions").json()["sessions"]
+        assert [s["id"] for s in listed] == [session]
+
+
+def test_bad_requests_get_one_line_errors(server: Server) -> None:
+    with server.client() as client:
+        assert client.get("/api/sessions/../events").status_code == 404  # no route escapes the session space
+        for bad in ("0123456789abcdef0123456789abcdef", "not%20an%20id"):
+            response = client.get(f"/api/sessions/{bad}/events")
+            assert response.status_code in (400, 404), bad
+            error = response.json()["error"]
+            assert error and "\n" not in error and str(server.tmp) not in error
+        session = client.post("/api/sessions", json={}).json()["id"]
+        garbled = client.post(f"/api/sessions/{session}/send", content=b"{not json")
+        assert garbled.status_code == 400 and garbled.json()["error"] == "request body is not JSON"
+        assert client.post(f"/api/sessions/{session}/send", json={"text": "  "}).json()["error"] == "text is empty"
+        assert client.get(f"/api/sessions/{session}/events?after=x").json()["error"] == "query parameter after must be an integer"
+        assert client.post(f"/api/sessions/{session}/card-action", json={"command": "rm -rf"}).status_code == 400
+        assert client.get("/api/settings/tabs/nope").status_code == 404
+        empty = client.post("/api/settings/tabs/shadow-mind-runtime", json={"values": {}})
+        assert empty.status_code == 400 and "values" in empty.json()["error"]
+
+
+def test_an_approval_waits_for_the_click(server: Server) -> None:
+    with server.client() as client:
+        session = client.post("/api/sessions", json={}).json()["id"]
+        with client.stream("GET", f"/api/sessions/{session}/stream") as stream:
+            items = sse_items(stream)
+            until(items, lambda i: i["kind"] == "ready")
+            client.post(f"/api/sessions/{session}/send", json={"text": "tighten the reports"})
+            asked = until(items, lambda i: i["kind"] == "approval")[-1]["approval"]
+            assert asked["tool"] == "update_shadow_config" and "maxReportChars" in asked["arguments"]
+            assert client.get(f"/api/sessions/{session}/events").json()["approvals"] == [asked]
+            assert client.post(f"/api/approvals/{asked['id']}", json={"allow": True}).json()["ok"]
+            seen = until(items, lambda i: i["kind"] == "event" and i["event"]["type"] == "turn/end")
+        results = [i["event"] for i in seen if i["kind"] == "event" and i["event"]["type"] == "tool/result"]
+        assert results and not results[0]["error"]
+        assert client.post(f"/api/approvals/{asked['id']}", json={"allow": True}).status_code == 404
+        config = client.post(f"/api/sessions/{session}/send", json={"text": "/shadow config maxReportChars"}).json()
+        assert config["text"] == "maxReportChars: 5000"
+
+
+def test_aborting_the_turn_withdraws_its_approval(server: Server) -> None:
+    with server.client() as client:
+        session = client.post("/api/sessions", json={}).json()["id"]
+        with client.stream("GET", f"/api/sessions/{session}/stream") as stream:
+            items = sse_items(stream)
+            until(items, lambda i: i["kind"] == "ready")
+            client.post(f"/api/sessions/{session}/send", json={"text": "tighten the reports"})
+            asked = until(items, lambda i: i["kind"] == "approval")[-1]["approval"]
+            assert client.post(f"/api/sessions/{session}/abort", json={}).json()["aborted"]
+            seen = until(items, lambda i: i["kind"] == "event" and i["event"]["type"] == "turn/end")
+        assert {"kind": "approval-done", "id": asked["id"]} in seen
+        [result] = [i["event"] for i in seen if i["kind"] == "event" and i["event"]["type"] == "tool/result"]
+        assert result["error"]  # the call still got its one result
+        assert "aborted by user" in seen[-1]["event"]["text"]
+        assert client.get(f"/api/sessions/{session}/events").json()["approvals"] == []
+
+
+def test_the_settings_tab_validates_at_the_field_and_saves_through_the_plugin(server: Server) -> None:
+    with server.client() as client:
+        tabs = client.get("/api/settings/tabs").json()["tabs"]
+        assert [t["title"] for t in tabs] == ["Shadow Mind"]
+        namespace = tabs[0]["namespace"]
+        form = client.get(f"/api/settings/tabs/{namespace}").json()["form"]
+        fields = {f["key"]: f for f in form["fields"]}
+        assert fields["activation_probability"]["widget"] == "slider" and fields["activation_probability"]["value"] == 1.0
+        assert {"scripted/shadow-model", "scripted/root-model"} <= {o["value"] for o in fields["run_with_model"]["options"]}
+        efforts = fields["reasoning_effort"]
+        assert [o["value"] for o in efforts["options"]] == ["low", "high"] and efforts["depends_on"] == "run_with_model"
+        assert all(o["when"] == ["", "scripted/shadow-model"] for o in efforts["options"])  # only the model that advertises them
+        assert form["presets"] and all("prompt" in p["values"] for p in form["presets"])
+        bad = client.post(f"/api/settings/tabs/{namespace}", json={"values": {"name": "", "activation_probability": 0.4}})
+        assert bad.status_code == 422 and "name" in bad.json()["errors"]
+        budget = client.post(f"/api/settings/tabs/{namespace}", json={"values": {"sessionShadowHardBudgetChars": -3}})
+        assert budget.status_code == 422 and list(budget.json()["errors"]) == ["sessionShadowHardBudgetChars"]
+        saved = client.post(f"/api/settings/tabs/{namespace}", json={"values": {"activation_probability": 0.4, "argumentDisclosure": "full"}})
+        assert saved.status_code == 200
+        values = {f["key"]: f["value"] for f in saved.json()["form"]["fields"]}
+        assert values["activation_probability"] == 0.4 and values["argumentDisclosure"] == "full"
+        session = client.post("/api/sessions", json={}).json()["id"]
+        shown = client.post(f"/api/sessions/{session}/send", json={"text": "/shadow show"}).json()["text"]
+        assert "activation_probability: 0.4" in shown
+        config = client.post(f"/api/sessions/{session}/send", json={"text": "/shadow config argumentDisclosure"}).json()
+        assert config["text"] == 'argumentDisclosure: "full"'
+
+
+def test_serve_refuses_a_bad_port_or_a_taken_one_in_one_line(tmp_path: Path) -> None:
+    import socket
+    import subprocess
+    import sys
+
+    from ..cli_env import cli_env
+
+    served = Server(tmp_path, SCRIPT)  # writes the profile; not started
+    base = [sys.executable, "-m", "harness", "serve", "--profile", str(tmp_path / "profile.yml")]
+    env = cli_env(DSH_HOME=str(served.home))
+    bad = subprocess.run([*base, "--port", "70000"], capture_output=True, text=True, env=env, timeout=60)
+    assert bad.returncode == 2 and bad.stderr.strip() == "harness: --port 70000 is not a port number (0-65535)"
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen(1)
+        port = taken.getsockname()[1]
+        busy = subprocess.run([*base, "--port", str(port)], capture_output=True, text=True, env=env, timeout=60)
+    assert busy.returncode == 2
+    assert busy.stderr.strip().splitlines() == [f"harness: --host 127.0.0.1 --port {port}: cannot listen there (Address already in use)"]
