@@ -16,7 +16,7 @@ from hookspecs.scrub import scrub_text
 from .chat import add_chat_parser, run_chat
 from .common import EXIT_USAGE, add_profile_arguments, dsh_home, load_profile, setup_logging, single_dsh_error
 from .demo import add_demo_parser, run_demo
-from .inspect import dump, plugins_list, sessions_list, sessions_show
+from .inspect import dump, plugins_list, resolve_session_id, sessions_list, sessions_show
 from .run import add_run_parser, run_prompt
 
 
@@ -94,6 +94,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             return run_extension(args.extension, args.extension_argv)
         if args.dump_config:
             return dump(load_profile(args, home))
+        if args.command in ("run", "chat") and args.session:
+            args.session = resolve_session_id(home, args.session)  # a unique prefix names its session
         if args.command == "run":
             composed = load_profile(args, home)
             return trio.run(run_prompt, args, composed.rows if composed else (), home)
