@@ -105,7 +105,7 @@ class SessionStore:
         ``SessionError`` ``AMBIGUOUS_SESSION_ID`` with their count.
         """
         check_session_id(text)
-        if text in self._live or self.path_for(text).is_file():
+        if text in self._live or self.path_for(text).exists():  # loading reports what is wrong with it
             return text
         matches = self._ids_starting_with(text) if len(text) >= MIN_ID_PREFIX else []
         if len(matches) == 1:
@@ -127,7 +127,7 @@ class SessionStore:
             entries = []
         for entry in entries:
             name = entry.name
-            if name.startswith(prefix) and SESSION_ID_PATTERN.match(name) and (entry / SESSION_FILE).is_file():
+            if name.startswith(prefix) and SESSION_ID_PATTERN.match(name) and (entry / SESSION_FILE).exists():
                 found.add(name)
         return sorted(found)
 
