@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING, Any
 
 import attrs
 
-from hookspecs.errors import DshError
+from hookspecs.errors import CommandError, DshError
 from hookspecs.values import CommandInvocation, CommandResult, SettingsOp
 
 from .command_values import parse_text, parse_value, split_values
@@ -93,8 +93,13 @@ class ShadowCommand:
         state = self.rt.owners.get(agent.id)
         if state is None or len(text) < RUN_ID_MIN_PREFIX:
             return text
-        matches = [v.run_id for c in state.governance.cycles.values() for v in c.runs if v.run_id.startswith(text)]
-        return matches[0] if len(matches) == 1 else text
+        matches = {v.run_id for c in state.governance.cycles.values() for v in c.runs if v.run_id.startswith(text)}
+        if len(matches) > 1 and text not in matches:
+            raise CommandError(
+                f"Shadow run prefix {text!r} is ambiguous: it matches {len(matches)} runs of this session; "
+                "give more characters"
+            )
+        return matches.pop() if len(matches) == 1 else text
 
     async def _set(self, rest: str) -> CommandResult:
         field, _, value_text = rest.partition(" ")
