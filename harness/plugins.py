@@ -32,10 +32,10 @@ import pluggy
 import hookspecs
 from hookspecs.errors import PluginError, ProfileError
 from hookspecs.markers import PLUGINS_ENTRY_POINT_GROUP, PROJECT_NAME
-from hookspecs.values.wire import make_converter, structure
+from hookspecs.values.wire import describe_errors, make_converter, structure
 
 from .profiles import ProfileRow
-from .settings.fields import use_keys
+from .settings.fields import use_keys, validator_problems
 
 #: Comma-separated row ids or plugin names that must not be loaded.
 DISABLED_PLUGINS_ENV = "DSH_DISABLED_PLUGINS"
@@ -183,15 +183,24 @@ def instantiate_plugin(factory: Callable[..., object], config: Mapping[str, Any]
     else:
         if not (isinstance(schema, type) and attrs.has(schema)):
             raise PluginError(f"{where}: plugin {name!r}: config_schema must be an attrs class, got {schema!r}")
-        args = {
-            "config": structure(
-                _CONFIG_CONVERTER, dict(config), schema, where=f"{where}: field 'config'", error=ProfileError
-            )
-        }
+        args = {"config": _structure_config(schema, config, where=f"{where}: field 'config'")}
     try:
         return factory(**args)
     except Exception as exc:
         raise PluginError(f"{where}: plugin {name!r} failed to start: {type(exc).__name__}: {exc}") from exc
+
+
+def _structure_config(schema: type, config: Mapping[str, Any], *, where: str) -> Any:
+    try:
+        return structure(_CONFIG_CONVERTER, dict(config), schema, where=where, error=ProfileError)
+    except ProfileError as exc:
+        # A validator failure inside __init__ reaches cattrs without its field
+        # ("invalid value @ $"): name each failing field instead.
+        located = validator_problems(_CONFIG_CONVERTER, schema, config)
+        if not located or exc.__cause__ is None:
+            raise
+        typed = [problem for problem in describe_errors(exc.__cause__) if not problem.endswith(" @ $")]
+        raise ProfileError(f"{where}: {'; '.join(typed + located)}") from None
 
 
 def blocked_names(environ: Mapping[str, str]) -> frozenset[str]:

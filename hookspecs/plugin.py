@@ -7,6 +7,7 @@ Every hook docstring has the same slots: *When* it fires, *Arguments*,
 
 from __future__ import annotations
 
+from collections.abc import Awaitable
 from typing import TYPE_CHECKING
 
 from .markers import hookspec
@@ -16,7 +17,7 @@ if TYPE_CHECKING:
 
 
 @hookspec
-def dsh_plugin_setup(host: Host) -> None:
+def dsh_plugin_setup(host: Host) -> Awaitable[None] | None:
     """The host is ready for this plugin.
 
     When: once per host start, after every ``dsh_register_*`` hook has run and the
@@ -37,7 +38,7 @@ def dsh_plugin_setup(host: Host) -> None:
 
 
 @hookspec
-def dsh_plugin_teardown(host: Host) -> None:
+def dsh_plugin_teardown(host: Host) -> Awaitable[None] | None:
     """The host is stopping.
 
     When: once, after every agent was disposed and before the host cancels the

@@ -80,6 +80,15 @@ class SessionSummary:
     title: str = ""
 
 
+class EventTypeRegistrar(Protocol):
+    """The ``register`` callback of ``dsh_register_event_types``."""
+
+    def __call__(self, name: str, *, ignorable: bool = False) -> None:
+        """Make the event type ``name`` (lowercase ``area/name``) appendable;
+        events of an ``ignorable`` type are written with ``ignorable: true``."""
+        ...
+
+
 class SessionStore(Protocol):
     def register_event_type(self, name: str, *, ignorable: bool = False) -> Disposer:
         """Make ``name`` appendable. ``ignorable`` types are written with

@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING
 from .markers import hookspec
 
 if TYPE_CHECKING:
-    from .protocols import Agent, Session
+    from .protocols import Agent, EventTypeRegistrar, Session
     from .values.agents import (
         AgentStatus,
         InboxChange,
@@ -32,12 +32,13 @@ if TYPE_CHECKING:
 
 
 @hookspec
-def dsh_register_event_types(register: Callable[..., None]) -> None:
+def dsh_register_event_types(register: EventTypeRegistrar) -> None:
     """Declare the session event types a plugin appends.
 
     When: once at host start, before ``dsh_plugin_setup``.
 
-    Arguments: ``register(name, *, ignorable=False)`` — makes ``name`` appendable.
+    Arguments: ``register(name, *, ignorable=False)`` — an
+    :class:`~hookspecs.protocols.EventTypeRegistrar`; makes ``name`` appendable.
     Events of an ``ignorable`` type are written with ``"ignorable": true`` so a
     host without the plugin still loads the log; a non-ignorable unknown type
     makes loading refuse.
@@ -51,7 +52,7 @@ def dsh_register_event_types(register: Callable[..., None]) -> None:
 
 
 @hookspec
-def dsh_session_created(session: Session) -> None:
+def dsh_session_created(session: Session) -> Awaitable[None] | None:
     """A session was opened (new, resumed, or a child's).
 
     When: after the agent scope's ``setup`` ran and before the first event of the
@@ -68,7 +69,7 @@ def dsh_session_created(session: Session) -> None:
 
 
 @hookspec
-def dsh_session_event(session: Session, event: SessionEvent) -> None:
+def dsh_session_event(session: Session, event: SessionEvent) -> Awaitable[None] | None:
     """An event was committed to a session log.
 
     When: synchronously inside ``session.append``, after the event is durable in
@@ -88,14 +89,14 @@ def dsh_session_event(session: Session, event: SessionEvent) -> None:
 
 
 @hookspec
-def dsh_session_disposed(session: Session) -> None:
+def dsh_session_disposed(session: Session) -> Awaitable[None] | None:
     """A live session was closed (its agent was disposed).
 
     When: after ``dsh_agent_disposed`` for the session's agent.
 
     Arguments: ``session`` — the closed session; it no longer accepts appends.
 
-    Return: nothing.
+    Return: nothing (``None``, or an awaitable the host runs in the background, never awaited).
 
     Semantics: observer.
 
@@ -104,14 +105,14 @@ def dsh_session_disposed(session: Session) -> None:
 
 
 @hookspec
-def dsh_agent_created(agent: Agent) -> None:
+def dsh_agent_created(agent: Agent) -> Awaitable[None] | None:
     """An agent was published.
 
     When: after its ``setup`` and ``dsh_session_created``, before it can run.
 
     Arguments: ``agent`` — the new :class:`~hookspecs.protocols.Agent`.
 
-    Return: nothing.
+    Return: nothing (``None``, or an awaitable the host runs in the background, never awaited).
 
     Semantics: observer.
 
@@ -120,7 +121,7 @@ def dsh_agent_created(agent: Agent) -> None:
 
 
 @hookspec
-def dsh_agent_status(agent: Agent, status: AgentStatus) -> None:
+def dsh_agent_status(agent: Agent, status: AgentStatus) -> Awaitable[None] | None:
     """An agent changed between ``idle`` and ``running``.
 
     When: ``running`` just before a turn's ``turn/start``; ``idle`` after the last
@@ -128,7 +129,7 @@ def dsh_agent_status(agent: Agent, status: AgentStatus) -> None:
 
     Arguments: ``agent``; ``status`` — the new status.
 
-    Return: nothing.
+    Return: nothing (``None``, or an awaitable the host runs in the background, never awaited).
 
     Semantics: observer.
 
@@ -137,7 +138,7 @@ def dsh_agent_status(agent: Agent, status: AgentStatus) -> None:
 
 
 @hookspec
-def dsh_agent_inbox(agent: Agent, change: InboxChange, message: Message, target: InboxTarget) -> None:
+def dsh_agent_inbox(agent: Agent, change: InboxChange, message: Message, target: InboxTarget) -> Awaitable[None] | None:
     """An inbox message was queued, claimed into a step, or discarded.
 
     When: ``inserted`` inside ``agent.send``; ``claimed`` when a step takes it;
@@ -147,7 +148,7 @@ def dsh_agent_inbox(agent: Agent, change: InboxChange, message: Message, target:
     ``source`` tells real user input, ``{"kind": "user"}``, from plugin
     deliveries); ``target`` — ``next-turn`` or ``next-step``.
 
-    Return: nothing.
+    Return: nothing (``None``, or an awaitable the host runs in the background, never awaited).
 
     Semantics: observer. Calling ``agent.send`` from here is allowed.
 
@@ -156,7 +157,7 @@ def dsh_agent_inbox(agent: Agent, change: InboxChange, message: Message, target:
 
 
 @hookspec
-def dsh_agent_stream(agent: Agent, frame: StreamFrame) -> None:
+def dsh_agent_stream(agent: Agent, frame: StreamFrame) -> Awaitable[None] | None:
     """A live model stream frame, before it is committed.
 
     When: ``StreamStart`` before a request, one ``StreamDelta`` per chunk, then
@@ -164,7 +165,7 @@ def dsh_agent_stream(agent: Agent, frame: StreamFrame) -> None:
 
     Arguments: ``agent``; ``frame`` — see :mod:`hookspecs.values.agents`.
 
-    Return: nothing.
+    Return: nothing (``None``, or an awaitable the host runs in the background, never awaited).
 
     Semantics: observer; watchdogs may call ``agent.cancel`` from here.
 
@@ -173,7 +174,7 @@ def dsh_agent_stream(agent: Agent, frame: StreamFrame) -> None:
 
 
 @hookspec
-def dsh_agent_disposed(agent: Agent) -> None:
+def dsh_agent_disposed(agent: Agent) -> Awaitable[None] | None:
     """An agent was disposed.
 
     When: after its loop stopped and drained, before its scope unwinds and
@@ -181,7 +182,7 @@ def dsh_agent_disposed(agent: Agent) -> None:
 
     Arguments: ``agent`` — no longer accepts messages.
 
-    Return: nothing.
+    Return: nothing (``None``, or an awaitable the host runs in the background, never awaited).
 
     Semantics: observer.
 
@@ -242,7 +243,7 @@ def dsh_agent_request(
 
 
 @hookspec
-def dsh_agent_turn_stopping(agent: Agent, turn: int) -> None:
+def dsh_agent_turn_stopping(agent: Agent, turn: int) -> Awaitable[None] | None:
     """A turn is about to end normally.
 
     When: when a step finished with no tool calls (or a tool concluded the turn)
@@ -250,7 +251,7 @@ def dsh_agent_turn_stopping(agent: Agent, turn: int) -> None:
 
     Arguments: ``agent``; ``turn``.
 
-    Return: nothing. To object, call ``agent.steer(message)``: the turn then runs
+    Return: nothing (``None``, or an awaitable the host awaits). To object, call ``agent.steer(message)``: the turn then runs
     another step with that message.
 
     Semantics: awaited, serially in call order.

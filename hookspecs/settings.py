@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING, Any
 
 from .markers import hookspec
@@ -31,7 +31,7 @@ def dsh_register_settings(register: Callable[[SettingsSpec], None]) -> None:
 
 
 @hookspec
-def dsh_settings_updated(namespace: str, value: Any, previous: Any) -> None:
+def dsh_settings_updated(namespace: str, value: Any, previous: Any) -> Awaitable[None] | None:
     """A namespace's resolved value changed.
 
     When: after a ``mutate`` or a reload of a hand-edited document changed the
@@ -41,7 +41,7 @@ def dsh_settings_updated(namespace: str, value: Any, previous: Any) -> None:
     Arguments: ``namespace``; ``value`` — the new resolved value; ``previous`` —
     the old one.
 
-    Return: nothing.
+    Return: nothing (``None``, or an awaitable the host runs in the background, never awaited).
 
     Semantics: observer.
 

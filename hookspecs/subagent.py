@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING
 
 from .markers import hookspec
@@ -31,14 +31,14 @@ def dsh_register_subagent_providers(register: Callable[[SubagentProvider], None]
 
 
 @hookspec
-def dsh_subagent_started(parent: Agent, run: SubagentRun, request: SubagentRequest) -> None:
+def dsh_subagent_started(parent: Agent, run: SubagentRun, request: SubagentRequest) -> Awaitable[None] | None:
     """A subagent run was published.
 
     When: after the provider's ``start`` returned, before the caller gets the run.
 
     Arguments: ``parent`` — the delegating agent; ``run``; ``request``.
 
-    Return: nothing.
+    Return: nothing (``None``, or an awaitable the host runs in the background, never awaited).
 
     Semantics: observer.
 
@@ -47,14 +47,14 @@ def dsh_subagent_started(parent: Agent, run: SubagentRun, request: SubagentReque
 
 
 @hookspec
-def dsh_subagent_ended(parent: Agent, run: SubagentRun, result: SubagentResult) -> None:
+def dsh_subagent_ended(parent: Agent, run: SubagentRun, result: SubagentResult) -> Awaitable[None] | None:
     """A subagent run settled.
 
     When: once per run, when its result is known (before disposal completes).
 
     Arguments: ``parent``; ``run``; ``result`` — with its stop reason.
 
-    Return: nothing.
+    Return: nothing (``None``, or an awaitable the host runs in the background, never awaited).
 
     Semantics: observer.
 

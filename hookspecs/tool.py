@@ -82,7 +82,7 @@ def dsh_tool_pre_execute(
 
 
 @hookspec
-def dsh_tool_result(execution: ToolExecution, result: ToolResult) -> None:
+def dsh_tool_result(execution: ToolExecution, result: ToolResult) -> Awaitable[None] | None:
     """A tool call finished and its result is final.
 
     When: after the call settled (success, error, refusal or abort), before its
@@ -91,7 +91,7 @@ def dsh_tool_result(execution: ToolExecution, result: ToolResult) -> None:
     Arguments: ``execution``; ``result`` — the frozen
     :class:`~hookspecs.values.tools.ToolResult`.
 
-    Return: nothing.
+    Return: nothing (``None``, or an awaitable the host runs in the background, never awaited).
 
     Semantics: observer.
 

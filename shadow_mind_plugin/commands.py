@@ -9,12 +9,11 @@ import json
 from typing import TYPE_CHECKING, Any
 
 import attrs
-from ruamel.yaml import YAML
-from ruamel.yaml.error import YAMLError
 
-from hookspecs.errors import DshError
+from hookspecs.errors import CommandError, DshError
 from hookspecs.values import CommandInvocation, CommandResult, SettingsOp
 
+from .command_values import parse_text, parse_value, split_values
 from .definitions import list_starters, load_starter
 from .definitions.patch import PATCH_KEYS
 from .runtime import controls
@@ -94,8 +93,13 @@ class ShadowCommand:
         state = self.rt.owners.get(agent.id)
         if state is None or len(text) < RUN_ID_MIN_PREFIX:
             return text
-        matches = [v.run_id for c in state.governance.cycles.values() for v in c.runs if v.run_id.startswith(text)]
-        return matches[0] if len(matches) == 1 else text
+        matches = {v.run_id for c in state.governance.cycles.values() for v in c.runs if v.run_id.startswith(text)}
+        if len(matches) > 1 and text not in matches:
+            raise CommandError(
+                f"Shadow run prefix {text!r} is ambiguous: it matches {len(matches)} runs of this session; "
+                "give more characters"
+            )
+        return matches.pop() if len(matches) == 1 else text
 
     async def _set(self, rest: str) -> CommandResult:
         field, _, value_text = rest.partition(" ")
@@ -104,7 +108,7 @@ class ShadowCommand:
         if field not in SETTABLE:
             hint = " (holdout is operator-managed)" if field == "holdout" else ""
             return CommandResult.error(f"unknown field {field!r}{hint}; fields: {', '.join(SETTABLE)}")
-        value = value_text.strip() if field in ("prompt", "name") else parse_value(value_text)
+        value = parse_text(field, value_text) if field in ("prompt", "name") else parse_value(field, value_text)
         self.rt.registry.default_definition()  # make sure default.md exists
         saved = await self.rt.registry.save_default({field: value})
         return CommandResult.ok(f"default Shadow updated: {field} = {json.dumps(getattr_field(saved, field))}")
@@ -146,7 +150,7 @@ class ShadowCommand:
         if not value_text.strip():
             return CommandResult.ok(f"{key}: {json.dumps(current[key])}")
         pairs = [(key, value_text.strip())]
-        tokens = rest.split()
+        tokens = split_values(rest)
         if len(tokens) > 2 and len(tokens) % 2 == 0 and all(t in current for t in tokens[::2]):
             # several settings at once, for rules that tie fields together
             pairs = list(zip(tokens[::2], tokens[1::2], strict=True))
@@ -155,25 +159,11 @@ class ShadowCommand:
             return CommandResult.error(f"unknown setting {unknown[0]!r}; /shadow config lists them")
         ops = []
         for name, text in pairs:
-            value = parse_value(text)
+            value = parse_value(name, text)
             ops.append(SettingsOp.unset(name) if value is None else SettingsOp.set(name, value))
         resolved = await self.host.settings.mutate(SETTINGS_NAMESPACE, ops)
         shown = settings_view(resolved) if isinstance(resolved, ShadowMindSettings) else {}
         return CommandResult.ok("\n".join(f"{name}: {json.dumps(shown.get(name))}" for name, _ in pairs))
-
-
-def parse_value(text: str) -> Any:
-    """A YAML scalar or flow list (``true``, ``0.5``, ``[read, grep]``); ``none``
-    and ``null`` clear the field."""
-    text = text.strip()
-    if text.lower() in ("none", "null", "~"):
-        return None
-    try:
-        value = YAML(typ="safe").load(text)
-    except YAMLError as exc:
-        # only marked errors carry ``problem``; a reader error (a control character) does not
-        raise DshError(f"could not read the value {text!r}: {getattr(exc, 'problem', None) or exc}") from None
-    return value
 
 
 def getattr_field(definition: Any, field: str) -> Any:

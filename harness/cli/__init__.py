@@ -5,18 +5,17 @@ from __future__ import annotations
 import argparse
 import os
 import sys
-from collections.abc import Callable, Sequence
-from importlib import metadata
+from collections.abc import Sequence
 
 import trio
 
 from hookspecs.errors import DshError
-from hookspecs.scrub import scrub_text
 
 from .chat import add_chat_parser, run_chat
 from .common import EXIT_USAGE, add_profile_arguments, dsh_home, load_profile, setup_logging, single_dsh_error
 from .demo import add_demo_parser, run_demo
-from .inspect import dump, plugins_list, sessions_list, sessions_show
+from .extensions import CLI_ENTRY_POINT_GROUP, add_extension_parsers, run_extension
+from .inspect import dump, plugins_list, resolve_session_id, sessions_list, sessions_show
 from .run import add_run_parser, run_prompt
 from .serve import add_serve_parser, run_serve
 
@@ -44,48 +43,6 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
-#: Entry-point group of extra top-level commands: name -> ``main(argv: list[str]) -> int``.
-CLI_ENTRY_POINT_GROUP = "dsh.cli"
-
-
-def add_extension_parsers(sub: argparse._SubParsersAction) -> None:
-    """One subcommand per ``dsh.cli`` entry point whose name is not a built-in.
-
-    The extension parses its own arguments: every argument after its name,
-    options and ``--help`` included, is handed to it (a prefix character no
-    argument starts with keeps argparse from reading them as options).
-    """
-    seen = set(sub.choices)
-    for ep in metadata.entry_points(group=CLI_ENTRY_POINT_GROUP):
-        if ep.name in seen:  # built-ins win; the first distribution found wins
-            continue
-        seen.add(ep.name)
-        ext = sub.add_parser(ep.name, help=_extension_help(ep), add_help=False, prefix_chars="\0")
-        ext.add_argument("extension_argv", nargs=argparse.REMAINDER)
-        ext.set_defaults(extension=ep)
-
-
-def _extension_help(ep: metadata.EntryPoint) -> str:
-    """The callable's ``help`` attribute, else its module docstring's first line."""
-    try:
-        command = ep.load()
-    except Exception as exc:  # a broken extension must not break the other commands
-        return f"(cannot load {ep.value}: {type(exc).__name__})"
-    module = sys.modules.get(getattr(command, "__module__", None) or "")
-    text = getattr(command, "help", None) or getattr(module, "__doc__", None) or ""
-    summary = text.strip().splitlines()[0] if text.strip() else f"extension command ({ep.value})"
-    return summary.replace("%", "%%")  # argparse %-formats help strings
-
-
-def run_extension(ep: metadata.EntryPoint, argv: Sequence[str]) -> int:
-    try:
-        command: Callable[[list[str]], int] = ep.load()
-    except Exception as exc:
-        print(f"harness: cannot load command '{ep.name}' ({ep.value}): {scrub_text(repr(exc))}", file=sys.stderr)
-        return 1
-    return int(command(list(argv)) or 0)
-
-
 def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
@@ -96,6 +53,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             return run_extension(args.extension, args.extension_argv)
         if args.dump_config:
             return dump(load_profile(args, home))
+        if args.command in ("run", "chat") and args.session:
+            args.session = resolve_session_id(home, args.session)  # a unique prefix names its session
         if args.command == "run":
             composed = load_profile(args, home)
             return trio.run(run_prompt, args, composed.rows if composed else (), home)
@@ -131,3 +90,6 @@ def main(argv: Sequence[str] | None = None) -> int:
         return EXIT_USAGE
     parser.print_help()
     return EXIT_USAGE
+
+
+__all__ = ["CLI_ENTRY_POINT_GROUP", "build_parser", "main"]

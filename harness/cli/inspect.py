@@ -19,7 +19,7 @@ from ..plugins import load_plugins, make_plugin_manager
 from ..profiles import ComposedProfile, dump_config
 from ..sessions import SessionStore
 from ..sessions.shapes import load_log
-from .render import Style, render_events
+from .render import Style, render_events, visible
 
 
 def _store(home: Path) -> SessionStore:
@@ -53,8 +53,14 @@ def sessions_list(home: Path, *, as_json: bool, out: Any = None) -> int:
     return 0
 
 
+def resolve_session_id(home: Path, text: str) -> str:
+    """The full id of the session ``text`` names (an id or a unique prefix)."""
+    return _store(home).resolve_id(text)
+
+
 def sessions_show(home: Path, session_id: str, *, as_json: bool, out: Any = None) -> int:
     out = out or sys.stdout
+    session_id = resolve_session_id(home, session_id)
     # a viewer must show logs written with plugin event types it does not know;
     # it never writes, so it accepts every type
     loaded = load_log(
@@ -69,11 +75,47 @@ def sessions_show(home: Path, session_id: str, *, as_json: bool, out: Any = None
     style = Style(out.isatty())
     kind = "root session" if header.is_root else f"child of {header.parent_session} (depth {header.delegation_depth})"
     print(style.bold(f"session {header.id}") + f" — {kind}, created {_when(header.created_at)}", file=out)
-    for line in render_events(events, style):
-        print(line, file=out)
+    for event in events:
+        for line in render_events((event,), style):
+            print(line, file=out)
+        if event.type == EventTypes.USER_MESSAGE and isinstance(event.data, dict):
+            for line in provenance_lines(event.data.get("message")):
+                print(style.dim(line), file=out)
     if events and events[-1].type != EventTypes.TURN_END:
         print(style.dim("(the last turn has not ended)"), file=out)
     return 0
+
+
+def provenance_lines(message: Any) -> list[str]:
+    """Where a message that no person typed came from: its ``source`` fields
+    (a relay's verdict, run and refs) as ``key value`` pairs, one line for the
+    scalars and one per entry of a list of objects (a relay's reports)."""
+    source = message.get("source") if isinstance(message, dict) else None
+    if not isinstance(source, dict) or source.get("kind", "user") == "user":
+        return []
+    scalars: list[str] = []
+    lines: list[str] = []
+    for key, value in source.items():
+        if key == "kind":
+            continue
+        if isinstance(value, list) and value and all(isinstance(item, dict) for item in value):
+            lines.extend("    ↳ " + _pairs(item) for item in value)
+        else:
+            scalars.append(_pair(key, value))
+    head = ["    ↳ " + ", ".join(scalars)] if scalars else []
+    return [visible(line)[:_PROVENANCE_CHARS] for line in head + lines]
+
+
+_PROVENANCE_CHARS = 400  # a line of provenance, at most
+
+
+def _pairs(item: dict[str, Any]) -> str:
+    return ", ".join(_pair(key, value) for key, value in item.items())
+
+
+def _pair(key: object, value: object) -> str:
+    shown = value if isinstance(value, str) else json.dumps(value, ensure_ascii=False)
+    return f"{key} {shown}"
 
 
 def plugins_list(composed: ComposedProfile | None, *, out: Any = None) -> int:
@@ -97,4 +139,4 @@ def dump(composed: ComposedProfile | None, *, out: Any = None) -> int:
     return 0
 
 
-__all__ = ["SESSION_FORMAT_VERSION", "dump", "plugins_list", "sessions_list", "sessions_show"]
+__all__ = ["SESSION_FORMAT_VERSION", "dump", "plugins_list", "resolve_session_id", "sessions_list", "sessions_show"]

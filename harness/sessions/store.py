@@ -25,6 +25,10 @@ _EVENT_TYPE = re.compile(r"^[a-z][a-z0-9-]*(?:/[a-z0-9][a-z0-9-]*)+$")
 
 PublishFn = Callable[[SessionLog, SessionEvent], None]
 
+#: Characters a session id prefix needs before it may stand for a whole id.
+MIN_ID_PREFIX = 4
+_CANDIDATES_SHOWN = 3
+
 
 def check_session_id(session_id: str) -> str:
     if not SESSION_ID_PATTERN.match(session_id) or ".." in session_id:
@@ -90,6 +94,42 @@ class SessionStore:
 
     def path_for(self, session_id: str) -> Path:
         return self.sessions_dir / check_session_id(session_id) / SESSION_FILE
+
+    def resolve_id(self, text: str) -> str:
+        """The session ``text`` names: an existing id, else the one live or
+        persisted session whose id starts with ``text`` (at least
+        :data:`MIN_ID_PREFIX` characters). Listings print shortened ids, so
+        every command that takes an id takes them too.
+
+        Not found: ``SessionFormatError`` naming the file; several matches:
+        ``SessionError`` ``AMBIGUOUS_SESSION_ID`` with their count.
+        """
+        check_session_id(text)
+        if text in self._live or self.path_for(text).exists():  # loading reports what is wrong with it
+            return text
+        matches = self._ids_starting_with(text) if len(text) >= MIN_ID_PREFIX else []
+        if len(matches) == 1:
+            return matches[0]
+        if matches:
+            shown = ", ".join(matches[:_CANDIDATES_SHOWN]) + (", ..." if len(matches) > _CANDIDATES_SHOWN else "")
+            raise SessionError(
+                f"session id prefix {text!r} is ambiguous: it matches {len(matches)} sessions ({shown}); "
+                "give more characters",
+                code="AMBIGUOUS_SESSION_ID",
+            )
+        raise SessionFormatError(f"{_label(text)}: session file not found")
+
+    def _ids_starting_with(self, prefix: str) -> builtins.list[str]:
+        found = {session_id for session_id in self._live if session_id.startswith(prefix)}
+        try:
+            entries = builtins.list(self.sessions_dir.iterdir()) if self.sessions_dir.is_dir() else []
+        except OSError:
+            entries = []
+        for entry in entries:
+            name = entry.name
+            if name.startswith(prefix) and SESSION_ID_PATTERN.match(name) and (entry / SESSION_FILE).exists():
+                found.add(name)
+        return sorted(found)
 
     def create(self, header: SessionHeader) -> SessionLog:
         path = self.path_for(header.id)

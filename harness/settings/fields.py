@@ -4,11 +4,15 @@ A field's key is its explicit attrs ``alias``, else its name
 (:func:`hookspecs.values.settings.settings_key`). :func:`use_keys` teaches the
 settings converter to read and write those keys, nested classes included;
 classes without aliases keep cattrs' stock handling.
+
+attrs validators run inside ``__init__``, where cattrs loses which field
+failed (``invalid value @ $``); :func:`validator_problem` runs one field's
+validator alone, so settings and profile-row config both name the field.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from typing import Any
 
 import attrs
@@ -77,3 +81,48 @@ def default_of(field: attrs.Attribute[Any], instance: Any = attrs.NOTHING) -> An
     if default.takes_self:
         return attrs.NOTHING if instance is attrs.NOTHING else default.factory(instance)
     return default.factory()
+
+
+def probe_of(cls: type) -> Any:
+    """An uninitialised ``cls`` holding each field's default: what validators
+    get as ``instance`` when a field is checked before any real instance exists
+    (stock validators ignore it)."""
+    probe: Any = object.__new__(cls)
+    for field in attrs.fields(cls):
+        object.__setattr__(probe, field.name, default_of(field, probe))
+    return probe
+
+
+def validator_problem(field: attrs.Attribute[Any], key: str, value: Any, probe: Any) -> str | None:
+    """What ``field``'s validator says about an already structured ``value``,
+    with the attribute named ``key`` (validators name the attribute they get)."""
+    if field.validator is None:
+        return None
+    attribute = field if key == field.name else field.evolve(name=key)
+    try:
+        field.validator(probe, attribute, value)
+    except Exception as exc:  # stock validators raise ValueError/TypeError; custom ones anything
+        return str(exc) or type(exc).__name__
+    return None
+
+
+def validator_problems(converter: cattrs.Converter, cls: type, data: Mapping[str, Any]) -> list[str]:
+    """``'<why> @ $.<key>'`` for each key of ``data`` whose value has its field's
+    type but fails the field's validator (type errors are left to cattrs, which
+    already names their path)."""
+    fields = {settings_key(field): field for field in attrs.fields(attrs.resolve_types(cls))}
+    probe = None
+    problems: list[str] = []
+    for key, raw in data.items():
+        field = fields.get(key) if isinstance(key, str) else None
+        if field is None or field.validator is None:
+            continue
+        try:
+            value = converter.structure(raw, field.type)
+        except Exception:
+            continue
+        probe = probe_of(cls) if probe is None else probe
+        problem = validator_problem(field, key, value, probe)
+        if problem is not None:
+            problems.append(f"{problem} @ $.{key}")
+    return problems

@@ -20,7 +20,7 @@ from hookspecs.errors import SettingsError
 from hookspecs.values.settings import SettingsSpec, settings_key
 from hookspecs.values.wire import describe_errors, structure
 
-from .fields import default_of
+from .fields import probe_of, validator_problem
 
 
 class InvalidSettings(SettingsError):
@@ -134,21 +134,8 @@ class Resolver:
             return [_qualify(where, message) for message in describe_errors(exc)]
         if field.validator is None:
             return []
-        try:
-            # Validators get a default-valued probe instance: stock validators
-            # ignore it, and no real instance can exist before validation. They
-            # name the attribute they are given, so give them the key.
-            attribute = field if key == field.name else field.evolve(name=key)
-            field.validator(self._probe(), attribute, value)
-        except Exception as exc:  # stock validators raise ValueError/TypeError; custom ones anything
-            return [f"{where}: {exc}"]
-        return []
-
-    def _probe(self) -> Any:
-        probe: Any = object.__new__(self.spec.schema)
-        for field in self.fields.values():
-            object.__setattr__(probe, field.name, default_of(field, probe))
-        return probe
+        problem = validator_problem(field, key, value, probe_of(self.spec.schema))
+        return [] if problem is None else [f"{where}: {problem}"]
 
 
 def _qualify(where: str, message: str) -> str:

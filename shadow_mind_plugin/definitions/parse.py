@@ -125,17 +125,27 @@ def load_frontmatter(text: str) -> Any:
         raise DefinitionError(str(rule)) from None
 
 
-def _load_yaml(text: str) -> Any:
+def load_value(text: str) -> Any:
+    """One YAML value typed outside a file (a ``/shadow`` argument: ``true``,
+    ``0.5``, ``[read, grep]``), read with exactly the frontmatter's rules;
+    ``DefinitionError`` gives the problem and its column on one line."""
+    try:
+        return _load_yaml(text, what="", first_line=1 if "\n" in text else None)
+    except _Rule as rule:
+        raise DefinitionError(str(rule)) from None
+
+
+def _load_yaml(text: str, *, what: str = "invalid YAML frontmatter: ", first_line: int | None = _YAML_LINE_OFFSET) -> Any:
     yaml = YAML(typ="safe", pure=True)  # a fresh loader: YAML objects are not thread-safe
     yaml.Constructor = _FrontmatterConstructor
     try:
         return yaml.load(text)
     except MarkedYAMLError as exc:
-        _fail(f"invalid YAML frontmatter: {_describe_yaml_error(exc)}")
+        _fail(what + _describe_yaml_error(exc, first_line))
     except YAMLError as exc:
-        _fail(f"invalid YAML frontmatter: {exc}")
+        _fail(what + " ".join(str(exc).split()))
     except Exception as exc:  # ruamel constructors leak plain errors (`!!int a`, deep nesting)
-        _fail(f"invalid YAML frontmatter: {str(exc) or type(exc).__name__}")
+        _fail(what + (" ".join(str(exc).split()) or type(exc).__name__))
 
 
 def _split(source: str) -> tuple[str, str]:
@@ -148,13 +158,15 @@ def _split(source: str) -> tuple[str, str]:
     return normalized[len(_OPEN) : closing], normalized[closing + len(_CLOSE) :]
 
 
-def _describe_yaml_error(exc: MarkedYAMLError) -> str:
+def _describe_yaml_error(exc: MarkedYAMLError, first_line: int | None) -> str:
     problem = exc.problem or exc.context or "syntax error"
     mark = exc.problem_mark or exc.context_mark
     if mark is None:
         return str(problem)
+    if first_line is None:  # a one-line value: the column says it all
+        return f"{problem} (column {mark.column + 1})"
     # report positions in the file, not in the frontmatter slice
-    return f"{problem} (line {mark.line + _YAML_LINE_OFFSET}, column {mark.column + 1})"
+    return f"{problem} (line {mark.line + first_line}, column {mark.column + 1})"
 
 
 def _build(fields: Any, body: str, source_path: Path) -> ShadowDefinition:

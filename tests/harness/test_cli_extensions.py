@@ -42,11 +42,19 @@ def run(argv):
 '''
 
 
+MARK = "import os\nopen(os.path.join(os.environ['DSH_HOME'], 'imported-' + __name__), 'w').close()\ndef main(argv):\n    return 0\n"
+
+
 def _site(tmp_path: Path) -> Path:
     site = tmp_path / "site"
     (site / "hello_ext").mkdir(parents=True)
     (site / "hello_ext" / "__init__.py").write_text(textwrap.dedent(HELLO), encoding="utf-8")
     (site / "broken_ext.py").write_text("raise RuntimeError('boom')\n", encoding="utf-8")
+    (site / "loud_ext").mkdir()
+    # importing the package (or the module) leaves a mark: --help must do neither
+    (site / "loud_ext" / "__init__.py").write_text(MARK, encoding="utf-8")
+    (site / "loud_ext" / "cmd.py").write_text('"""Loud: a command whose import leaves a mark."""\n' + MARK, encoding="utf-8")
+    (site / "syntax_ext.py").write_text("def main(argv:\n", encoding="utf-8")
     dist = site / "hello_ext-0.1.dist-info"
     dist.mkdir()
     (dist / "METADATA").write_text("Metadata-Version: 2.1\nName: hello-ext\nVersion: 0.1\n", encoding="utf-8")
@@ -55,7 +63,9 @@ def _site(tmp_path: Path) -> Path:
         "hello = hello_ext:main\n"
         "described = hello_ext:described\n"
         "run = hello_ext:run\n"
-        "broken = broken_ext:main\n",
+        "broken = broken_ext:main\n"
+        "loud = loud_ext.cmd:main\n"
+        "syntax = syntax_ext:main\n",
         encoding="utf-8",
     )
     return site
@@ -79,6 +89,7 @@ def test_extension_gets_every_argument_after_its_name(tmp_path: Path) -> None:
 
 
 def test_help_lists_extensions_with_their_summary(tmp_path: Path) -> None:
+    (tmp_path / "home").mkdir()
     result = harness("--help", tmp_path=tmp_path)
     assert result.returncode == 0, result.stderr
     lines = result.stdout.splitlines()
@@ -89,7 +100,20 @@ def test_help_lists_extensions_with_their_summary(tmp_path: Path) -> None:
     assert "Say hello: echo the argv it was given." in entry("hello")
     assert "More text" not in result.stdout
     assert "a command with a help attribute (100% custom)" in entry("described")
-    assert "(cannot load broken_ext:main: RuntimeError)" in entry("broken")
+    # read from the source, never imported: a broken extension is listed, and
+    # reported only when it is invoked
+    assert "Loud: a command whose import leaves a mark." in entry("loud")
+    assert "extension command (broken_ext:main)" in entry("broken")
+    assert "extension command (syntax_ext:main)" in entry("syntax")
+    assert not list((tmp_path / "home").glob("imported-*")), "--help imported an extension"
+
+
+def test_an_extension_is_imported_only_when_invoked(tmp_path: Path) -> None:
+    (tmp_path / "home").mkdir()
+    assert harness("loud", tmp_path=tmp_path).returncode == 0
+    assert sorted(p.name for p in (tmp_path / "home").glob("imported-*")) == ["imported-loud_ext", "imported-loud_ext.cmd"]
+    syntax = harness("syntax", tmp_path=tmp_path)
+    assert syntax.returncode == 1 and "harness: cannot load command 'syntax' (syntax_ext:main): SyntaxError" in syntax.stderr
 
 
 def test_builtins_win_and_a_broken_extension_breaks_only_itself(tmp_path: Path) -> None:

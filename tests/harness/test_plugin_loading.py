@@ -442,3 +442,14 @@ async def test_wrappers_are_refused_in_an_agent_scope(tmp_path: Path, plugin: ty
             await host.agents.create(options)
         assert host.agents.list() == []
         assert not [name for name, _ in host.pm.list_name_plugin() if name.startswith("scope:")]
+
+
+def test_a_validator_failure_names_its_field() -> None:
+    """attrs validators run inside ``__init__``, where cattrs loses the field:
+    the row's error still names it, as settings documents do."""
+    with pytest.raises(ProfileError) as info:
+        instantiate_plugin(AliasedPlugin, {"maxReportChars": -5, "plain": "yes"}, name="a", where="w")
+    message = info.value.message
+    assert message.startswith("w: field 'config': ")
+    assert "'maxReportChars' must be >= 0: -5 @ $.maxReportChars" in message
+    assert "@ $.plain" in message and "invalid value @ $" not in message

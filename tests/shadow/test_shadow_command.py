@@ -573,7 +573,7 @@ async def test_set_on_a_fresh_home_creates_the_default(tmp_path: Path) -> None:
         ("enabled maybe", "default.md: enabled must be a boolean"),
         ("timeout_seconds 0", "default.md: timeout_seconds must be a positive finite number"),
         ("capture everything", "default.md: capture must be one of full, since-compaction"),
-        ("tools [read", "could not read the value '[read': "),
+        ("tools [read", "tools: could not read the value '[read': "),
     ],
 )
 async def test_set_validation_errors_leave_the_file_unchanged(tmp_path: Path, args: str, expected: str) -> None:
@@ -848,7 +848,7 @@ def test_a_value_yaml_cannot_read_is_a_clear_error() -> None:
     """A control character makes the YAML reader fail with an error that has no
     ``problem`` attribute; the message must still be a clear DshError."""
     from hookspecs.errors import DshError
-    from shadow_mind_plugin.commands import parse_value
+    from shadow_mind_plugin.command_values import parse_value
 
-    with pytest.raises(DshError, match="could not read the value"):
-        parse_value("\x07")
+    with pytest.raises(DshError, match="^maxReportChars: could not read the value"):
+        parse_value("maxReportChars", "\x07")

@@ -46,10 +46,17 @@ Stream (see :mod:`.sse`, :mod:`.stream`): ``delta.content`` -> ``TextDelta``,
 ``delta.reasoning_content`` (or ``reasoning``) -> ``ReasoningDelta``,
 ``delta.tool_calls[]`` -> ``ToolCallDelta`` by ``index`` (id and name once, on
 the first fragment carrying them), then ``UsageChunk`` (prompt, completion and
-reasoning tokens) and ``FinishChunk`` (``stop``, ``tool_calls`` ->
-``tool-calls``, ``length`` -> ``max-tokens``, ``content_filter`` ->
-``content-filter``; anything else -> ``stop`` with a logged warning). Deltas
-that arrive in one network block are merged into one chunk per run.
+reasoning tokens) and ``FinishChunk`` (``stop``, ``tool_calls`` /
+``function_call`` -> ``tool-calls``, ``length`` -> ``max-tokens``). A finish
+reason that says the text is not an answer ends the stream with an
+``LlmError`` instead, after the partial text (so the turn ends as an error,
+never ``completed``): ``content_filter`` (OpenAI, DeepSeek, OpenRouter) ->
+``CONTENT_FILTERED``; DeepSeek's ``insufficient_system_resource`` ->
+``GENERATION_INTERRUPTED``, retryable; vLLM's ``abort`` ->
+``GENERATION_INTERRUPTED``; ``error`` (OpenRouter, vLLM) ->
+``GENERATION_FAILED``. Any other finish reason -> ``stop`` with a logged
+warning. Deltas that arrive in one network block are merged into one chunk per
+run.
 
 Errors are ``LlmError`` with a stable code, the HTTP ``status``, the
 ``request_id`` (``x-request-id`` or the body's ``id`` / ``error.id``, scrubbed like every provider text) and ``retry_after``;
@@ -61,13 +68,16 @@ provider text is scrubbed (``hookspecs.scrub``) and the key removed:
   ``retry_max_seconds``; a ``RetryNotice(attempt, delay_seconds, code,
   status)`` precedes each retry (``attempt`` counts retries from 1). The
   final error says how many attempts were made.
-* ``STREAM_INTERRUPTED`` (connection lost mid-body) and ``STREAM_TRUNCATED``
-  (body ended with neither a finish reason nor ``[DONE]``): retried like the
-  above only when nothing was yielded yet.
+* ``STREAM_INTERRUPTED`` (connection lost mid-body), ``STREAM_TRUNCATED``
+  (body ended with neither a finish reason nor ``[DONE]``) and
+  ``GENERATION_INTERRUPTED`` from ``insufficient_system_resource``: retried
+  like the above only when nothing was yielded yet.
 * ``BAD_REQUEST``, ``AUTH_FAILED``, ``PAYMENT_REQUIRED``, ``FORBIDDEN``,
   ``NOT_FOUND``, ``REQUEST_TOO_LARGE``, ``HTTP_ERROR``, ``CONTEXT_OVERFLOW``
   (a context-length complaint), ``MALFORMED_STREAM`` (bad JSON; the message
   names the line), ``PROVIDER_ERROR`` (an error object mid-stream),
+  ``CONTENT_FILTERED``, ``GENERATION_FAILED``, ``GENERATION_INTERRUPTED``
+  from ``abort``,
   ``UNEXPECTED_RESPONSE``, ``INVALID_REASONING_EFFORT``: not retried.
 * ``TIMEOUT``: ``request_timeout_seconds`` bounds the whole call, retries and
   backoff included; a retry whose delay would pass the deadline is not made

@@ -17,6 +17,8 @@ import logging
 from collections.abc import Callable, Sequence
 from typing import Any
 
+import attrs
+
 from hookspecs.errors import LlmError
 from hookspecs.values.llm import (
     FinishChunk,
@@ -33,12 +35,41 @@ from .sse import Payload
 
 log = logging.getLogger(__name__)
 
+#: Finish reasons that end a generation normally (OpenAI's documented set,
+#: which DeepSeek, OpenRouter and vLLM share).
 FINISH_REASONS: dict[str, FinishReason] = {
     "stop": "stop",
     "tool_calls": "tool-calls",
     "function_call": "tool-calls",  # the legacy name of the same thing
     "length": "max-tokens",
-    "content_filter": "content-filter",
+}
+
+
+@attrs.frozen(kw_only=True)
+class FinishFailure:
+    """A finish reason that means the text is not an answer: an ``LlmError``."""
+
+    code: str
+    retryable: bool
+    meaning: str
+
+
+#: Finish reasons that end a generation abnormally. Cut-off or withheld text
+#: must never complete a turn, so each becomes an error with its own code.
+FINISH_FAILURES: dict[str, FinishFailure] = {
+    # OpenAI, DeepSeek, OpenRouter: output withheld by the provider's filter.
+    "content_filter": FinishFailure(
+        code="CONTENT_FILTERED", retryable=False, meaning="the provider's content filter stopped the answer"
+    ),
+    # DeepSeek: "interrupted due to insufficient resource of the inference
+    # system", the condition DeepSeek's 503 tells clients to retry.
+    "insufficient_system_resource": FinishFailure(
+        code="GENERATION_INTERRUPTED", retryable=True, meaning="the provider ran out of inference resources"
+    ),
+    # OpenRouter (normalised upstream failure) and vLLM (engine error).
+    "error": FinishFailure(code="GENERATION_FAILED", retryable=False, meaning="the provider failed mid-answer"),
+    # vLLM: the engine aborted the request (shutdown, scale-down, abort call).
+    "abort": FinishFailure(code="GENERATION_INTERRUPTED", retryable=False, meaning="the provider aborted the answer"),
 }
 _DONE = b"[DONE]"
 _DONE_MARK = object()
@@ -168,6 +199,9 @@ class DeltaAssembler:
 
     def _set_finish(self, raw: str) -> None:
         self.finish_raw = raw
+        if raw in FINISH_FAILURES:
+            self.finish = None
+            return  # end() raises: the text so far is not an answer
         mapped = FINISH_REASONS.get(raw)
         if mapped is None:
             # Provider text: cleaned like any other before it reaches a log.
@@ -182,8 +216,17 @@ class DeltaAssembler:
 
         A body that ends with neither a ``finish_reason`` nor ``[DONE]`` was cut
         short: ``LlmError`` ``STREAM_TRUNCATED``. ``[DONE]`` without a finish
-        reason is reported as ``stop``.
+        reason is reported as ``stop``. A finish reason in
+        :data:`FINISH_FAILURES` is that entry's ``LlmError``.
         """
+        failure = FINISH_FAILURES.get(self.finish_raw or "")
+        if failure is not None:
+            raise LlmError(
+                f"{self.provider}: {failure.meaning} (finish_reason {self.finish_raw!r})",
+                code=failure.code,
+                request_id=self.request_id,
+                retryable=failure.retryable,
+            )
         if self.finish is None:
             if not self.done:
                 raise LlmError(

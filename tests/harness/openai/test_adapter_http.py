@@ -277,6 +277,26 @@ async def test_disconnect_before_content_is_retried(server: ScriptedServer, make
     assert TextDelta(text="second") in chunks
 
 
+async def test_deepseek_out_of_resources_before_content_is_retried(
+    server: ScriptedServer, make_adapter: MakeAdapter, sleeps: SleepRecorder
+) -> None:
+    cut = shapes.events([shapes.chunk(role="assistant", content=""), shapes.chunk(finish="insufficient_system_resource")])
+    server.add(Reply.sse(cut), Reply.sse(shapes.text_stream(["whole"])))
+    chunks = await collect(make_adapter(), req())
+    assert isinstance(chunks[0], RetryNotice) and chunks[0].code == "GENERATION_INTERRUPTED"
+    assert content(chunks) == [TextDelta(text="whole"), UsageChunk(input_tokens=12, output_tokens=7), FinishChunk(reason="stop")]
+    assert len(server.requests) == 2
+
+
+async def test_deepseek_out_of_resources_after_content_is_an_error(server: ScriptedServer, make_adapter: MakeAdapter) -> None:
+    server.add(Reply.sse(shapes.text_stream(["half an ", "ans"], finish="insufficient_system_resource")))
+    chunks, error = await fail(make_adapter())
+    assert chunks == [TextDelta(text="half an "), TextDelta(text="ans")]
+    assert (error.code, error.retryable) == ("GENERATION_INTERRUPTED", True)
+    assert "insufficient_system_resource" in error.message
+    assert len(server.requests) == 1  # text was already streamed: a retry would repeat it
+
+
 # --- failures that are not retried ------------------------------------------------------------------
 
 

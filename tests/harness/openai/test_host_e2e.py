@@ -87,3 +87,15 @@ async def test_a_provider_error_ends_the_turn(
     error = data["reason"]["error"]
     assert (error["code"], error["status"], error["request_id"]) == ("BAD_REQUEST", 400, "rq-9")
     assert API_KEY not in json.dumps([data for _kind, data in events])
+
+
+async def test_an_interrupted_generation_ends_the_turn_as_an_error(
+    tmp_path: Path, server: ScriptedServer, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    server.add(Reply.sse(shapes.text_stream(["The answer is "], finish="insufficient_system_resource")))
+    events = await run_turn(tmp_path, server, monkeypatch, "hello")
+    kind, data = events[-1]
+    assert kind == "turn/end" and data["reason"]["kind"] == "error"
+    assert data["reason"]["error"]["code"] == "GENERATION_INTERRUPTED"
+    message = [data for kind, data in events if kind == "assistant/message"][-1]
+    assert message.get("interrupted") is True  # the cut-off text is kept, marked, not an answer

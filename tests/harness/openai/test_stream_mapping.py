@@ -108,7 +108,6 @@ def test_whole_calls_without_index_use_their_position() -> None:
         ("tool_calls", "tool-calls"),
         ("function_call", "tool-calls"),
         ("length", "max-tokens"),
-        ("content_filter", "content-filter"),
     ],
 )
 def test_finish_reasons(raw: str, mapped: str) -> None:
@@ -117,11 +116,33 @@ def test_finish_reasons(raw: str, mapped: str) -> None:
     assert asm.finish_raw == raw
 
 
+@pytest.mark.parametrize(
+    ("raw", "code", "retryable"),
+    [
+        ("insufficient_system_resource", "GENERATION_INTERRUPTED", True),  # DeepSeek
+        ("content_filter", "CONTENT_FILTERED", False),  # OpenAI, DeepSeek, OpenRouter
+        ("error", "GENERATION_FAILED", False),  # OpenRouter, vLLM
+        ("abort", "GENERATION_INTERRUPTED", False),  # vLLM
+    ],
+)
+def test_an_interrupted_or_filtered_generation_is_an_error(raw: str, code: str, retryable: bool) -> None:
+    asm = assembler()
+    decoder = SseDecoder()
+    content: list[StreamChunk] = []
+    for block in shapes.text_stream(["cut ", "off"], finish=raw):
+        content += asm.accept(decoder.feed(block))
+    assert content == [TextDelta(text="cut "), TextDelta(text="off")]  # the partial text still streams
+    with pytest.raises(LlmError) as info:
+        asm.end()  # never a FinishChunk: the turn must not complete on cut-off text
+    assert (info.value.code, info.value.retryable, info.value.request_id) == (code, retryable, "chatcmpl-7f3a")
+    assert f"finish_reason {raw!r}" in info.value.message and info.value.message.startswith("deepseek: ")
+
+
 def test_unknown_finish_reason_is_stop_with_a_warning(caplog: pytest.LogCaptureFixture) -> None:
     with caplog.at_level(logging.WARNING):
-        chunks, _ = run(shapes.text_stream(["hi"], finish="insufficient_system_resource"))
+        chunks, _ = run(shapes.text_stream(["hi"], finish="eos_token_SECRET"))
     assert chunks[-1] == FinishChunk(reason="stop")
-    assert "insufficient_system_resource" in caplog.text
+    assert "eos_token_[credential]" in caplog.text and "SECRET" not in caplog.text
 
 
 def test_usage_in_its_own_final_chunk_openai_style() -> None:
