@@ -96,8 +96,11 @@ class Reviewer:
         token = CancelToken()
         run: SubagentRun | None = None
         try:
-            with trio.move_on_after(self.settings.review_timeout_s) as deadline:
-                run = await subagents.start(PROVIDER, self._request(agent, kind, signals, token))
+            deadline_at = trio.current_time() + self.settings.review_timeout_s
+            # the start is not cut short: a start cancelled half-way would leave a
+            # child nobody disposes; the deadline still counts from before it
+            run = await subagents.start(PROVIDER, self._request(agent, kind, signals, token))
+            with trio.move_on_at(deadline_at) as deadline:
                 result = await run.result()
             if deadline.cancelled_caught:
                 token.cancel("timeout")
@@ -106,7 +109,6 @@ class Reviewer:
             if result.structured is None:
                 self._error(agent, f"the review returned no plan (stop reason {result.stop_reason})")
                 return None
-            assert run is not None  # the deadline did not fire, so start() returned
             reads = skills_read_by(run.local_agent)  # before dispose: the child's log
             library = self.skills()
             plan = validate_plan(
