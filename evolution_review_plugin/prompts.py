@@ -105,7 +105,7 @@ def applied_notice(summary: str, memory: int, skills: Sequence[str]) -> str:
     if memory:
         parts.append(f"{memory} memory note{'s' if memory != 1 else ''} saved")
     if skills:
-        parts.append("skill " + ", ".join(skills) + " updated")
+        parts.append(("skills " if len(skills) > 1 else "skill ") + ", ".join(skills) + " saved")
     return scrub_text(f"💾 Self-improvement review: {'; '.join(parts)}. {summary}".strip(), limit=500)
 
 

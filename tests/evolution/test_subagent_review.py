@@ -61,7 +61,7 @@ async def test_the_plan_lands_and_the_next_session_starts_with_the_memory(dsh_ho
         assert oct(skill.stat().st_mode & 0o777) == "0o600"
         assert oct(skill.parent.stat().st_mode & 0o777) == "0o700"
         [notice] = reviews(agent)
-        assert notice.startswith("💾 Self-improvement review: 1 memory note saved; skill make-check updated.")
+        assert notice.startswith("💾 Self-improvement review: 1 memory note saved; skill make-check saved.")
         [applied] = recorder.named(PLAN_APPLIED)
         assert applied["memoryApplied"] == 1 and applied["skillApplied"] == ["make-check"]
         assert [p["kind"] for p in recorder.named(REVIEW_SCHEDULED)] == ["memory"]
