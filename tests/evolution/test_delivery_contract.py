@@ -19,6 +19,7 @@ pytestmark = pytest.mark.trio
 SCRIPT = """\
 responses:
   - match: {depth: 0, last_user_contains: "long task"}
+    repeat: true
     reply: {text: "working on it, still going", finish: max-tokens}
   - match: {depth: 0, last_user_contains: "look it up", has_tools: [read]}
     reply:
@@ -103,7 +104,9 @@ async def test_cadence_trigger_never_takes_the_completion_channel(dsh_host: Any,
 async def test_the_woken_turn_counts_but_cannot_refire_at_interval_one(dsh_host: Any, dsh_home: Path) -> None:
     # every turn is substantive (agent chars >= 1), so the woken review turn would fire again
     config = {**SMALL, "substantiveMinAgentChars": 1}
-    async with evolution_host(dsh_host, SCRIPT, memoryInterval=1, skillInterval=1, **config) as (host, recorder):
+    # one-shot replies: a review loop would exhaust the script (an error turn) instead of hanging
+    bounded = "responses:\n" + "  - match: {}\n    reply: {text: ok}\n" * 6
+    async with evolution_host(dsh_host, bounded, memoryInterval=1, skillInterval=1, **config) as (host, recorder):
         agent = await dsh_host.new_root(host)
         await say(host, agent, "hello there, a question")
         assert turn_ends(agent) == ["completed", "completed"]  # the question, then the woken review turn
@@ -126,3 +129,20 @@ async def test_counters_are_activity_weighted_and_idempotent(dsh_host: Any, dsh_
         await say(host, agent, "don't be so verbose next time")  # a memory signal: memory +1
         state = saved_state(dsh_home, agent.id)
         assert state == {"turnsSinceMemory": 2, "turnsSinceSkill": 2, "lastTurn": 2}
+
+
+async def test_latches_stay_monotonic_last_one_wins_and_warn_once(
+    dsh_host: Any, dsh_home: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    # memory 1 / skill 2: the first cut-off turn latches "memory", the second "combined"
+    async with evolution_host(dsh_host, SCRIPT, memoryInterval=1, skillInterval=2, **SMALL) as (host, _):
+        agent = await dsh_host.new_root(host)
+        with caplog.at_level("WARNING"):
+            await say(host, agent, "please do the long task now")
+            await say(host, agent, "the long task again please")
+        assert turn_ends(agent) == ["max-tokens", "max-tokens"] and reviews(agent) == []
+        # the fires did not reset the windows
+        assert saved_state(dsh_home, agent.id) == {"turnsSinceMemory": 2, "turnsSinceSkill": 2, "lastTurn": 2}
+        assert len([r for r in caplog.records if "waits for a completed turn" in r.getMessage()]) == 1
+        await say(host, agent, "thanks, carry on please")
+        assert reviews(agent) == [review_prompt("combined")]
