@@ -54,6 +54,10 @@ def memory_section(memory: str, user: str) -> str:
     return "\n\n".join(parts)
 
 
+def _bounded(text: str, cap: int) -> str:
+    return text if len(text) <= cap else text[: cap - 1] + "…"
+
+
 class EvolutionReviewPlugin:
     config_schema = ReviewConfig
 
@@ -146,7 +150,7 @@ class EvolutionReviewPlugin:
 
     @hookimpl
     def dsh_agent_created(self, agent: Agent) -> None:
-        if not agent.is_root or self.memory is None:
+        if not agent.is_root or self.memory is None or self.settings is None:
             return
         try:
             snapshot = self.memory.snapshot()
@@ -155,8 +159,11 @@ class EvolutionReviewPlugin:
                 self.host.logger.warning("evolution-review: memory not loaded for %s: %s", agent.id, exc)
             return
         if snapshot.memory or snapshot.user:
-            # frozen for the session: notes written now load at the next session start
-            self.snapshots[agent.id] = memory_section(snapshot.memory, snapshot.user)
+            # frozen for the session: notes written now load at the next session start;
+            # a hand-edited file is bounded by the same caps the store enforces on writes
+            memory = _bounded(snapshot.memory, self.settings.memory_chars)
+            user = _bounded(snapshot.user, self.settings.user_chars)
+            self.snapshots[agent.id] = memory_section(memory, user)
 
     @hookimpl
     async def dsh_system_prompt_assemble(

@@ -137,3 +137,20 @@ async def test_memory_notes_load_into_the_next_root_system_prompt(dsh_host: Any,
         plugin = host.pm.get_plugin("dsh-test-model")
         system = plugin.adapter.requests[-1].system
         assert "The build runs with make check." in system and "Prefers short answers." in system
+
+
+async def test_a_hand_edited_oversized_note_is_loaded_within_its_cap(dsh_host: Any, dsh_home: Path) -> None:
+    (dsh_home / "memory").mkdir(parents=True)
+    (dsh_home / "memory" / "MEMORY.md").write_text("A" * 50 + "TAIL-NOT-LOADED\n")
+    async with evolution_host(dsh_host, SCRIPT, reviewEnabled=False, memoryChars=20) as (host, _):
+        agent = await dsh_host.new_root(host)
+        await say(host, agent, "hello")
+        system = host.pm.get_plugin("dsh-test-model").adapter.requests[-1].system
+        assert "A" * 19 + "…" in system and "TAIL-NOT-LOADED" not in system
+
+
+async def test_the_skills_root_setting_moves_the_library(dsh_host: Any, tmp_path: Path) -> None:
+    elsewhere = tmp_path / "team-skills"
+    async with evolution_host(dsh_host, SCRIPT, reviewEnabled=False, root=str(elsewhere)) as (host, _):
+        host.pm.get_plugin("evolution-review").skills.write("shared", "# shared\n", origin="tool")
+    assert (elsewhere / "shared" / "SKILL.md").read_text() == "# shared\n"

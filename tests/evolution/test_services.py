@@ -42,11 +42,8 @@ class ProvidesMemory:
 
 async def test_the_plugin_finds_a_memory_store_another_plugin_provides(dsh_host: Any, tmp_path: Any) -> None:
     store = FileMemoryStore(tmp_path / "elsewhere", caps={"memory": 100, "user": 100})
-    recorder_rows: tuple[Any, ...] = ()
-    async with dsh_host(
-        script=SCRIPT, rows=({"id": "evolution-review", "name": "evolution-review"}, *recorder_rows),
-        plugins={"provider": ProvidesMemory(store)},
-    ) as host:  # fmt: skip
+    rows = ({"id": "evolution-review", "name": "evolution-review"},)
+    async with dsh_host(script=SCRIPT, rows=rows, plugins={"provider": ProvidesMemory(store)}) as host:
         assert host.pm.get_plugin("evolution-review").memory is store
 
 
