@@ -109,3 +109,15 @@ def test_clamp_logs_nothing_for_a_clean_config(caplog: pytest.LogCaptureFixture)
     with caplog.at_level(logging.WARNING):
         clamp(ReviewConfig(), logging.getLogger("x").warning)
     assert caplog.records == []
+
+
+def test_the_bundle_inserts_the_row_and_a_profile_row_configures_it(tmp_path: Path) -> None:
+    profile = tmp_path / "profile.yml"
+    profile.write_text("- bundle: evolution-review\n- id: evolution-review\n  config: {reviewMode: inject}\n")
+    proc = subprocess.run(
+        [sys.executable, "-m", "harness", "--profile", str(profile), "--dump-config"],
+        cwd=tmp_path, env=cli_env(DSH_HOME=str(tmp_path / "home")), capture_output=True, text=True, timeout=120,
+    )  # fmt: skip
+    assert proc.returncode == 0, proc.stderr
+    assert "# layers: bundle:evolution-review" in proc.stdout
+    assert "name: evolution-review" in proc.stdout and "reviewMode: inject" in proc.stdout
