@@ -177,6 +177,9 @@ async def test_the_child_inherits_the_route_unless_the_policy_names_a_model(dsh_
         await say(host, agent, "hello there, a question")
         [child] = [r for r in host.pm.get_plugin("dsh-test-model").adapter.requests if r.metadata.get("delegation_depth") == 1]
         assert (child.provider, child.model) == ("scripted", "dsh-test-model")
+        # reviewToolAllow (default [skill]) plus the structured-output tool the schema adds
+        assert sorted(t.name for t in child.tools) == ["skill", "structured_output"]
+        assert child.metadata["delegation_depth"] == 1
     async with evolution_host(dsh_host, plan_script(PLAN), memoryReviewModel="review-model", **CONFIG) as (host, _):
         agent = await dsh_host.new_root(host)
         await say(host, agent, "hello there, a question")
