@@ -121,7 +121,7 @@ class EvolutionReviewPlugin:
         )
         self.controller = ReviewController(
             settings,
-            store=ReviewStateStore(home / STATE_FILE),
+            store=ReviewStateStore(home / STATE_FILE, logger=logger),
             reviewer=reviewer,
             agent_of=host.agents.get,
             emit=self._emit,

@@ -7,6 +7,7 @@ the completion channel's tool-call total is in memory by contract.
 from __future__ import annotations
 
 import json
+import logging
 from pathlib import Path
 from typing import Any
 
@@ -18,14 +19,17 @@ from .vocabulary import STATE_SESSION_CAP
 
 
 class ReviewStateStore:
-    def __init__(self, path: Path, *, cap: int = STATE_SESSION_CAP) -> None:
+    def __init__(self, path: Path, *, logger: logging.Logger, cap: int = STATE_SESSION_CAP) -> None:
         self.path = Path(path)
         self.cap = cap
+        self.logger = logger
         self._sessions: dict[str, dict[str, int]] | None = None
 
     def _load(self) -> dict[str, dict[str, int]]:
         if self._sessions is None:
-            self._sessions = _read(self.path)
+            self._sessions, problem = _read(self.path)
+            if problem:
+                self.logger.warning("evolution-review: %s: %s", self.path, problem)
         return self._sessions
 
     def load(self, session_id: str) -> Counters:
@@ -55,19 +59,24 @@ class ReviewStateStore:
             raise DshError(f"{self.path}: cannot save the review state: {exc}", code="REVIEW_STATE_WRITE") from exc
 
 
-def _read(path: Path) -> dict[str, dict[str, int]]:
-    """The stored sessions; an unreadable or malformed file starts empty (the
-    windows only delay a review, losing them loses nothing else)."""
+def _read(path: Path) -> tuple[dict[str, dict[str, int]], str]:
+    """The stored sessions and what was wrong with the file ("" when nothing).
+    A bad file starts empty: the windows only delay a review, losing them loses
+    nothing else."""
     try:
         data: Any = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, ValueError):
-        return {}
+    except FileNotFoundError:
+        return {}, ""
+    except (OSError, ValueError) as exc:
+        return {}, f"unreadable ({type(exc).__name__}: {str(exc)[:200]}); starting with empty review windows"
     sessions = data.get("sessions") if isinstance(data, dict) else None
     if not isinstance(sessions, dict):
-        return {}
+        return {}, "field 'sessions' is not a mapping; starting with empty review windows"
     keys = ("turnsSinceMemory", "turnsSinceSkill", "lastTurn")
-    return {
+    kept = {
         sid: {k: int(entry[k]) for k in keys}
         for sid, entry in sessions.items()
         if isinstance(entry, dict) and all(isinstance(entry.get(k), int) and not isinstance(entry.get(k), bool) for k in keys)
     }
+    dropped = len(sessions) - len(kept)
+    return kept, f"{dropped} malformed session entr{'y' if dropped == 1 else 'ies'} ignored" if dropped else ""

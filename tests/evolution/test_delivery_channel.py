@@ -111,6 +111,10 @@ async def test_a_restart_clears_the_queue(dsh_host: Any, dsh_home: Path) -> None
         assert not agent.inbox.has_pending
         assert saved_state(dsh_home, session_id)["turnsSinceMemory"] == 0  # the window was reset at delivery
         assert reviews(agent) == []
+        # the resumed session keeps counting from its log's turn numbers
+        await say(host, agent, "back again with a question")
+        assert saved_state(dsh_home, session_id)["lastTurn"] == 2
+        assert [m.source["kind"] for m in agent.inbox.next_step] == ["evolution-review"]
 
 
 async def test_a_failed_reset_persist_warns_once_per_session(
@@ -154,3 +158,18 @@ async def test_the_skills_root_setting_moves_the_library(dsh_host: Any, tmp_path
     async with evolution_host(dsh_host, SCRIPT, reviewEnabled=False, root=str(elsewhere)) as (host, _):
         host.pm.get_plugin("evolution-review").skills.write("shared", "# shared\n", origin="tool")
     assert (elsewhere / "shared" / "SKILL.md").read_text() == "# shared\n"
+
+
+async def test_a_corrupt_state_file_is_named_in_one_warning_and_starts_fresh(
+    dsh_host: Any, dsh_home: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    state = dsh_home / "evolution" / "review-state.json"
+    state.parent.mkdir(parents=True)
+    state.write_text("{not json")
+    async with evolution_host(dsh_host, SCRIPT, **CONFIG) as (host, _):
+        agent = await dsh_host.new_root(host)
+        with caplog.at_level(logging.WARNING):
+            await say(host, agent, "hello there, a question")
+        assert reviews(agent) == [review_prompt("memory")]
+    warnings = [r.getMessage() for r in caplog.records if "review-state.json" in r.getMessage()]
+    assert len(warnings) == 1 and "starting with empty review windows" in warnings[0]
