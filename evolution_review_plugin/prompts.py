@@ -26,13 +26,16 @@ _FOCUS = {
 }
 
 _HOW_INJECT = {
-    "memory": "Save what matters as short memory notes. If nothing is worth keeping, say so in one line and stop.",
+    "memory": (
+        "Save what matters as short notes with the `memory` tool. If nothing is worth keeping, say so in one "
+        "line and stop."
+    ),
     "skill": (
         "Use the `skill` tool: `list` what exists, `read` a skill before changing it, then `write` a new one or "
         "`patch` an existing one. If nothing is worth keeping, say so in one line and stop."
     ),
     "combined": (
-        "Save facts as short memory notes; for procedures use the `skill` tool (`list`, `read` before you "
+        "Save facts as short notes with the `memory` tool; for procedures use the `skill` tool (`list`, `read` before you "
         "change a skill, then `write` or `patch`). If nothing is worth keeping, say so in one line and stop."
     ),
 }
