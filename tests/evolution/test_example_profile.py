@@ -32,3 +32,12 @@ def test_the_example_keeps_a_note_and_a_skill_and_the_next_session_loads_the_not
     second = run(home, "Hello again")
     assert second.returncode == 0, second.stderr
     assert "Je me souviens que vous préférez le français" in second.stdout
+
+
+def test_the_side_by_side_profile_composes_both_plugins(tmp_path: Path) -> None:
+    proc = subprocess.run(
+        [sys.executable, "-m", "harness", "--profile", "examples/profiles/evolution-deepseek.yml", "--dump-config"],
+        cwd=ROOT, env=cli_env(DSH_HOME=str(tmp_path / "home")), capture_output=True, text=True, timeout=120,
+    )  # fmt: skip
+    assert proc.returncode == 0, proc.stderr
+    assert "name: evolution-review" in proc.stdout and "name: shadow-mind-runtime" in proc.stdout
