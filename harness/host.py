@@ -37,6 +37,7 @@ from .paths import HostPaths
 from .plugins import LoadedPlugin, load_plugins, make_plugin_manager
 from .profiles import ProfileRow
 from .runtime import Runtime
+from .services import ServiceDirectoryImpl, emit_process_event
 from .sessions import SessionLog, SessionStore
 from .settings import SettingsService
 from .subagents import SubagentServiceImpl
@@ -101,12 +102,16 @@ class HarnessHost:
         )
         self.agents = AgentRegistryImpl(self.runtime, default_cwd=cwd)
         self.subagents = SubagentServiceImpl(self.hooks, SubagentToolkitImpl(self.agents))
+        self.services = ServiceDirectoryImpl()
 
     # --- Host protocol ------------------------------------------------------------------
 
     @property
     def headless(self) -> bool:
         return self._headless
+
+    def emit(self, name: str, payload: Mapping[str, Any]) -> None:
+        emit_process_event(self.runner, name, payload)
 
     def spawn(self, fn: Callable[..., Awaitable[Any]], *args: Any, name: str | None = None) -> None:
         if self._background is None:

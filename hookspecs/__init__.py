@@ -32,7 +32,7 @@ from __future__ import annotations
 
 from types import ModuleType
 
-from . import client, llm, plugin, session, settings, subagent, tool
+from . import client, llm, plugin, process, session, settings, subagent, tool
 from .errors import (
     AgentError,
     CommandError,
@@ -53,7 +53,7 @@ from .markers import BUNDLES_ENTRY_POINT_GROUP, PLUGINS_ENTRY_POINT_GROUP, PROJE
 from .scrub import scrub_text
 
 #: Every module holding hook specifications, in documentation order.
-SPEC_MODULES: tuple[ModuleType, ...] = (plugin, session, tool, settings, subagent, llm, client)
+SPEC_MODULES: tuple[ModuleType, ...] = (plugin, session, tool, settings, subagent, llm, client, process)
 
 __all__ = [
     "AgentError",

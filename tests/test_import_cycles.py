@@ -320,7 +320,7 @@ def test_no_import_cycles(package: str) -> None:
     assert not found, f"import circles in {package}:\n{report(found)}"
 
 
-@pytest.mark.parametrize("package", ["harness", "shadow_mind_plugin"])
+@pytest.mark.parametrize("package", ["harness", "shadow_mind_plugin", "evolution_review_plugin"])
 def test_no_circles_even_through_annotations(package: str) -> None:
     """The layers point one way even for the type checker. In the host, code
     below the agent class (turns, tool calls, visibility, prompt assembly) and

@@ -25,9 +25,11 @@ ROOT = Path(__file__).resolve().parents[1]
 
 #: package -> top-level packages it must never import
 FORBIDDEN: Mapping[str, frozenset[str]] = {
-    "hookspecs": frozenset({"harness", "shadow_mind_plugin"}),
-    "harness": frozenset({"shadow_mind_plugin"}),
-    "shadow_mind_plugin": frozenset({"harness"}),
+    "hookspecs": frozenset({"harness", "shadow_mind_plugin", "evolution_review_plugin"}),
+    "harness": frozenset({"shadow_mind_plugin", "evolution_review_plugin"}),
+    "shadow_mind_plugin": frozenset({"harness", "evolution_review_plugin"}),
+    # a second plugin on the same contract: hookspecs only
+    "evolution_review_plugin": frozenset({"harness", "shadow_mind_plugin"}),
 }
 
 
@@ -249,6 +251,7 @@ def _run_python(code: str, *args: str, cwd: Path = ROOT, env: dict[str, str] | N
     ("package", "must_import"),
     [
         ("shadow_mind_plugin", ("shadow_mind_plugin",)),
+        ("evolution_review_plugin", ("evolution_review_plugin.plugin",)),
         ("harness", ("harness.host", "harness.agents.turn", "harness.tools.scheduler", "harness.sessions.store")),
         ("hookspecs", ("hookspecs.protocols", "hookspecs.values.events", "hookspecs.session")),
     ],

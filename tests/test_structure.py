@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
-PACKAGES = ("hookspecs", "harness", "shadow_mind_plugin")
+PACKAGES = ("hookspecs", "harness", "shadow_mind_plugin", "evolution_review_plugin")
 MAX_MODULE_LINES = 400
 MAX_METHODS = 25
 

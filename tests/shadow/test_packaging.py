@@ -102,7 +102,7 @@ def test_examples_list_the_same_five_starters() -> None:
 
 # --- a real wheel ---------------------------------------------------------------------------------
 
-SOURCES = ("pyproject.toml", "README.md", "LICENSE", "hookspecs", "harness", "shadow_mind_plugin")
+SOURCES = ("pyproject.toml", "README.md", "LICENSE", "hookspecs", "harness", "shadow_mind_plugin", "evolution_review_plugin")
 BUILD_TIMEOUT = 300
 
 
@@ -152,7 +152,8 @@ def test_the_built_wheel_contains_the_starters_and_the_bundle(wheel: Path) -> No
         declared = archive.read(entry_points).decode("utf-8")
     for name, target in PLUGINS.items():
         assert f"{name} = {target}" in declared
-    assert "[dsh.bundles]\nshadow-mind = shadow_mind_plugin:bundle.yml" in declared
+    bundles = declared.split("[dsh.bundles]\n", 1)[1].split("\n\n", 1)[0].splitlines()  # other bundles may sort first
+    assert "shadow-mind = shadow_mind_plugin:bundle.yml" in bundles
 
 
 DEMO_FILES = {"demo.yml", "profile.yml", "script.yml", "workspace/pyproject.toml", "workspace/README.md"}

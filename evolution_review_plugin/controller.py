@@ -1,0 +1,230 @@
+"""The delivery contract: when a review is delivered, and how.
+
+Per root session, in ``turn/end`` order (one lock per session):
+
+1. The turn is counted (:func:`signals.advance`). A turn this plugin woke with
+   a ``followup`` counts, but cannot fire cadence or completion.
+2. Not ``completed``: a fired kind only latches (last wins, one warning).
+3. ``completed``: the flush runs first with ``pending = latch ?? kind``; it
+   delivers (inject: the prompt; subagent: a plan, else the prompt), zeroes and
+   persists both windows, clears the latch, and returns — so one boundary
+   serves one review. A refused delivery keeps latch and windows for the next
+   completed boundary.
+4. Otherwise the completion channel (``skillReviewTrigger`` completion|both,
+   once per session, after ``skillReviewCompletionMinToolCalls`` tool calls).
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable, Mapping
+from typing import TYPE_CHECKING, Any
+
+import attrs
+import trio
+
+from hookspecs.errors import DshError
+from hookspecs.values import EventTypes, SessionEvent, TurnEndKinds
+
+from .delivery import Delivered, deliver_message, notice_message
+from .plan import why_nothing
+from .prompts import COMPLETION_SKILL_REVIEW_PROMPT, applied_notice, nothing_landed_notice, review_prompt
+from .signals import Counters, ReviewKind, Thresholds, TurnSignals, advance, event_message, fold_turn
+from .vocabulary import PLAN_APPLIED, REVIEW_SCHEDULED
+
+if TYPE_CHECKING:
+    from hookspecs.protocols import Agent, Session
+
+    from .config import Effective
+    from .reviewer import Reviewer
+    from .state_store import ReviewStateStore
+
+
+@attrs.define(eq=False)
+class SessionReview:
+    """One root session's review state."""
+
+    counters: Counters
+    lock: trio.Lock = attrs.field(factory=trio.Lock)
+    turn_starts: dict[int, int] = attrs.field(factory=dict)
+    latched: ReviewKind | None = None
+    latch_warned: bool = False
+    reset_warned: bool = False
+    save_warned: bool = False
+    completion_injected: bool = False
+    #: ids of messages delivered with followup: the turns they start were woken by us
+    woke: set[str] = attrs.field(factory=set)
+
+
+class ReviewController:
+    def __init__(
+        self,
+        settings: Effective,
+        *,
+        store: ReviewStateStore,
+        reviewer: Reviewer,
+        agent_of: Callable[[str], Agent | None],
+        emit: Callable[[str, Mapping[str, Any]], None],
+        logger: logging.Logger,
+    ) -> None:
+        self.settings = settings
+        self.store = store
+        self.reviewer = reviewer
+        self.agent_of = agent_of
+        self.emit = emit
+        self.logger = logger
+        self.sessions: dict[str, SessionReview] = {}
+        self.thresholds = Thresholds(
+            memory_interval=settings.memory_interval,
+            skill_interval=settings.skill_interval,
+            min_tool_calls=settings.min_tool_calls,
+            min_user_chars=settings.min_user_chars,
+            min_agent_chars=settings.min_agent_chars,
+        )
+
+    def state(self, session_id: str) -> SessionReview:
+        state = self.sessions.get(session_id)
+        if state is None:
+            state = self.sessions[session_id] = SessionReview(counters=self.store.load(session_id))
+        return state
+
+    def forget(self, session_id: str) -> None:
+        self.sessions.pop(session_id, None)
+
+    # --- observer side (synchronous, no appends) -----------------------------------------------
+
+    def on_turn_start(self, session: Session, event: SessionEvent) -> None:
+        turn = event.data.get("turn") if isinstance(event.data, dict) else None
+        if isinstance(turn, int):
+            self.state(session.id).turn_starts[turn] = event.seq
+
+    # --- the turn end (a background task) ------------------------------------------------------
+
+    async def on_turn_end(self, session: Session, event: SessionEvent) -> None:
+        state = self.state(session.id)
+        async with state.lock:
+            await self._turn_end(session, event, state)
+
+    async def _turn_end(self, session: Session, event: SessionEvent, state: SessionReview) -> None:
+        data = event.data if isinstance(event.data, dict) else {}
+        turn = data.get("turn")
+        if not isinstance(turn, int):
+            return
+        start = state.turn_starts.pop(turn, event.seq)
+        events = session.events[start : event.seq + 1]
+        signals = fold_turn(turn, events)
+        before = state.counters
+        state.counters, kind = advance(before, signals, self.thresholds)
+        if state.counters != before:
+            self._save(session.id, state, resetting=False)
+        woken = self._woken_by_us(events, state)
+        if woken:
+            kind = None  # the delivery's own turn: counts, never re-fires
+        reason = data.get("reason")
+        completed = isinstance(reason, dict) and reason.get("kind") == TurnEndKinds.COMPLETED
+        if not completed:
+            if kind is not None:
+                state.latched = kind  # last trigger wins
+                if not state.latch_warned:
+                    state.latch_warned = True
+                    self.logger.warning(
+                        "evolution-review: a %s review is due in %s; it waits for a completed turn", kind, session.id
+                    )
+            return
+        agent = self.agent_of(session.id)
+        if agent is None or agent.disposed:
+            if kind is not None:
+                state.latched = kind
+            return
+        pending = state.latched if state.latched is not None else kind
+        if pending is not None:
+            if await self._flush(agent, pending, signals, state):
+                state.latched = None
+                state.counters = attrs.evolve(state.counters, turns_since_memory=0, turns_since_skill=0)
+                self._save(session.id, state, resetting=True)
+            else:
+                state.latched = pending  # retried at the next completed boundary
+            return  # one boundary, one review: never also the completion channel
+        if not woken:
+            self._completion(agent, state)
+
+    def _woken_by_us(self, events: Any, state: SessionReview) -> bool:
+        for event in events:
+            if event.type == EventTypes.USER_MESSAGE:
+                message = event_message(event)
+                if message is not None and message.id in state.woke:
+                    state.woke.discard(message.id)
+                    return True
+        return False
+
+    # --- the two channels -------------------------------------------------------------------------
+
+    async def _flush(self, agent: Agent, kind: ReviewKind, signals: TurnSignals, state: SessionReview) -> bool:
+        """Deliver the pending review; False when nothing could be delivered."""
+        if self.settings.config.review_mode == "subagent":
+            report = await self.reviewer.review(agent, kind, signals)
+            if report is not None:
+                self.emit(REVIEW_SCHEDULED, self._scheduled(agent, kind, signals))
+                notice = (
+                    applied_notice(report.summary, report.memory_applied, report.skills_applied)
+                    if report.landed
+                    else nothing_landed_notice(why_nothing(report))
+                )
+                self.emit(
+                    PLAN_APPLIED,
+                    {
+                        "sessionId": agent.id,
+                        "kind": kind,
+                        "memoryApplied": report.memory_applied,
+                        "skillApplied": list(report.skills_applied),
+                        "rejectedOps": list(report.rejected),
+                        "executionFailures": list(report.failures),
+                    },
+                )
+                # the plan already landed: a refused notice must not re-run the review
+                self._deliver(agent, notice, "review result", state)
+                return True
+        if self._deliver(agent, review_prompt(kind), f"{kind} review", state) == "refused":
+            return False
+        self.emit(REVIEW_SCHEDULED, self._scheduled(agent, kind, signals))
+        return True
+
+    def _completion(self, agent: Agent, state: SessionReview) -> None:
+        if self.settings.config.skill_review_trigger not in ("completion", "both") or state.completion_injected:
+            return
+        if state.counters.tool_calls_total < self.settings.completion_min_tool_calls:
+            return
+        state.completion_injected = True
+        if self._deliver(agent, COMPLETION_SKILL_REVIEW_PROMPT, "completion skill review", state) == "refused":
+            state.completion_injected = False  # rolled back: the next completed boundary retries
+            return
+        self.emit(REVIEW_SCHEDULED, {"sessionId": agent.id, "kind": "skill", "toolCalls": state.counters.tool_calls_total})
+
+    def _deliver(self, agent: Agent, text: str, summary: str, state: SessionReview) -> Delivered:
+        message = notice_message(text, summary)
+        how = deliver_message(agent, message, wake=self.settings.config.review_wake_inject, logger=self.logger)
+        if how == "followup":
+            state.woke.add(message.id)
+        return how
+
+    @staticmethod
+    def _scheduled(agent: Agent, kind: ReviewKind, signals: TurnSignals) -> dict[str, Any]:
+        return {
+            "sessionId": agent.id,
+            "kind": kind,
+            "toolCalls": signals.tool_calls,
+            "userChars": signals.user_chars,
+            "assistantChars": signals.assistant_chars,
+        }
+
+    def _save(self, session_id: str, state: SessionReview, *, resetting: bool) -> None:
+        try:
+            # synchronous: a small file, and a thread would let MockClock jump past deadlines
+            self.store.save(session_id, state.counters)
+        except DshError as exc:
+            # warned once per session: a stateful reload may deliver a review again
+            flag = "reset_warned" if resetting else "save_warned"
+            if not getattr(state, flag):
+                setattr(state, flag, True)
+                what = "the review-window reset" if resetting else "the review windows"
+                self.logger.warning("evolution-review: cannot persist %s of %s: %s", what, session_id, exc)

@@ -1,0 +1,194 @@
+"""The ``evolution-review`` plugin: an end-of-conversation self-improvement
+review that keeps memory notes and skills.
+
+It imports only :mod:`hookspecs`. The stores are found through the host's
+service directory (``memory``, ``skills``) or, when nobody provides them,
+built on disk under ``$DSH_HOME`` and provided there for other plugins.
+Process events go through ``host.emit`` when the host has it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable, Mapping
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import attrs
+
+from hookspecs import hookimpl
+from hookspecs.errors import DshError
+from hookspecs.stores import (
+    MEMORY_SERVICE,
+    SKILLS_SERVICE,
+    MemoryStore,
+    SkillLibrary,
+    process_events_of,
+    services_of,
+)
+from hookspecs.values import Ask, EventTypes, PreExecuteDecision, PromptAssembly, PromptSection
+
+from .config import Effective, ReviewConfig, clamp
+from .controller import ReviewController
+from .memory_store import FileMemoryStore
+from .reviewer import Reviewer
+from .skills_store import FileSkillLibrary
+from .state_store import ReviewStateStore
+from .tools import ReadLedger, memory_tool, needs_approval, skill_tool
+from .vocabulary import MEMORY_DIR, SKILL_MUTATED, SKILLS_DIR, STATE_FILE
+
+if TYPE_CHECKING:
+    from hookspecs.protocols import Agent, Host, Session
+    from hookspecs.values import SessionEvent, ToolDefinition, ToolExecution
+
+#: the memory section's name and place in the root's system prompt
+MEMORY_SECTION = "evolution-memory"
+MEMORY_SECTION_ORDER = 60
+
+
+def memory_section(memory: str, user: str) -> str:
+    parts = ["# Notes kept from earlier sessions"]
+    if memory:
+        parts += ["## About the work", memory]
+    if user:
+        parts += ["## About the user", user]
+    return "\n\n".join(parts)
+
+
+def _bounded(text: str, cap: int) -> str:
+    return text if len(text) <= cap else text[: cap - 1] + "…"
+
+
+class EvolutionReviewPlugin:
+    config_schema = ReviewConfig
+
+    def __init__(self, config: ReviewConfig | None = None) -> None:
+        self.config = config or ReviewConfig()
+        self.host: Host | None = None
+        self.settings: Effective | None = None
+        self.memory: MemoryStore | None = None
+        self.skills: SkillLibrary | None = None
+        self.controller: ReviewController | None = None
+        self.ledger = ReadLedger()
+        #: root agent id -> the memory section frozen at its session start
+        self.snapshots: dict[str, str] = {}
+
+    # --- registration -----------------------------------------------------------------------------
+
+    @hookimpl
+    def dsh_register_tools(self, register: Callable[[ToolDefinition], None]) -> None:
+        register(skill_tool(self._skills, self.ledger))
+        register(memory_tool(self._memory))
+
+    def _skills(self) -> SkillLibrary:
+        if self.skills is None:
+            raise DshError("the skill library is not ready (the host has not started)", code="NOT_READY")
+        return self.skills
+
+    def _memory(self) -> MemoryStore:
+        if self.memory is None:
+            raise DshError("the memory store is not ready (the host has not started)", code="NOT_READY")
+        return self.memory
+
+    @hookimpl
+    def dsh_plugin_setup(self, host: Host) -> None:
+        self.host = host
+        logger = host.logger.getChild("evolution_review")
+        settings = self.settings = clamp(self.config, logger.warning)
+        home = Path(host.paths.dsh_home)
+        services = services_of(host)
+        found = services.get(MEMORY_SERVICE) if services is not None else None
+        if found is None:
+            found = FileMemoryStore(home / MEMORY_DIR, caps={"memory": settings.memory_chars, "user": settings.user_chars})
+            if services is not None:
+                services.provide(MEMORY_SERVICE, found)
+        self.memory = found
+        library = services.get(SKILLS_SERVICE) if services is not None else None
+        if library is None:
+            root = Path(settings.skills_root).expanduser() if settings.skills_root else home / SKILLS_DIR
+            library = FileSkillLibrary(
+                root,
+                content_chars=settings.skill_content_chars,
+                protected=self.config.protected_skill_names,
+                on_mutated=lambda name, action, origin: self._emit(
+                    SKILL_MUTATED, {"name": name, "action": action, "origin": origin}
+                ),
+            )
+            if services is not None:
+                services.provide(SKILLS_SERVICE, library)
+        self.skills = library
+        reviewer = Reviewer(
+            host, settings, memory=lambda: self.memory, skills=lambda: self.skills, emit=self._emit, logger=logger
+        )
+        self.controller = ReviewController(
+            settings,
+            store=ReviewStateStore(home / STATE_FILE, logger=logger),
+            reviewer=reviewer,
+            agent_of=host.agents.get,
+            emit=self._emit,
+            logger=logger,
+        )
+
+    def _emit(self, name: str, payload: Mapping[str, Any]) -> None:
+        events = process_events_of(self.host)
+        if events is not None:
+            events.emit(name, payload)
+
+    # --- the counting and delivery feed ---------------------------------------------------------
+
+    @hookimpl
+    def dsh_session_event(self, session: Session, event: SessionEvent) -> None:
+        controller = self.controller
+        if controller is None or self.host is None or not self.config.review_enabled or not session.header.is_root:
+            return
+        if event.type == EventTypes.TURN_START:
+            controller.on_turn_start(session, event)
+        elif event.type == EventTypes.TURN_END:
+            # fire-and-forget, outside the observer (no appends here); ordered per session by a lock
+            self.host.spawn(controller.on_turn_end, session, event, name="evolution-review:turn-end")
+
+    # --- memory in the root's system prompt --------------------------------------------------------
+
+    @hookimpl
+    def dsh_agent_created(self, agent: Agent) -> None:
+        if not agent.is_root or self.memory is None or self.settings is None:
+            return
+        try:
+            snapshot = self.memory.snapshot()
+        except DshError as exc:
+            if self.host is not None:
+                self.host.logger.warning("evolution-review: memory not loaded for %s: %s", agent.id, exc)
+            return
+        if snapshot.memory or snapshot.user:
+            # frozen for the session: notes written now load at the next session start;
+            # a hand-edited file is bounded by the same caps the store enforces on writes
+            memory = _bounded(snapshot.memory, self.settings.memory_chars)
+            user = _bounded(snapshot.user, self.settings.user_chars)
+            self.snapshots[agent.id] = memory_section(memory, user)
+
+    @hookimpl
+    async def dsh_system_prompt_assemble(
+        self, agent: Agent, assembly: PromptAssembly, call_next: Callable[..., Awaitable[PromptAssembly]]
+    ) -> PromptAssembly:
+        text = self.snapshots.get(agent.id)
+        if text is None:
+            return await call_next()
+        section = PromptSection(name=MEMORY_SECTION, text=text, order=MEMORY_SECTION_ORDER)
+        return await call_next(assembly=attrs.evolve(assembly, sections=(*assembly.sections, section)))
+
+    @hookimpl
+    def dsh_agent_disposed(self, agent: Agent) -> None:
+        self.snapshots.pop(agent.id, None)
+        self.ledger.forget(agent.id)
+        if self.controller is not None:
+            self.controller.forget(agent.id)
+
+    # --- approval of skill writes -------------------------------------------------------------------
+
+    @hookimpl
+    async def dsh_tool_pre_execute(
+        self, execution: ToolExecution, call_next: Callable[[], Awaitable[PreExecuteDecision]]
+    ) -> PreExecuteDecision:
+        if self.host is not None and not self.host.headless and needs_approval(execution.name, execution.arguments):
+            name = execution.arguments.get("name")
+            return Ask(reason=f"change skill {name!r} ({execution.arguments.get('action')})")
+        return await call_next()

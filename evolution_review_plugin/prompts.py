@@ -1,0 +1,116 @@
+"""The review texts: prompts delivered to the root, the child's persona and
+request, and the notices that report a plan's outcome. Our own wording."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from hookspecs.scrub import scrub_text
+from hookspecs.values import EventTypes, SessionEvent
+
+from .signals import ReviewKind, TurnSignals, event_message, text_of
+
+_FOCUS = {
+    "memory": (
+        "what you learned about this person and how they like to work (corrections, preferences, "
+        "facts about their setup) that would help in a later conversation"
+    ),
+    "skill": (
+        "a procedure you worked out here (a fix, a workaround, a sequence of steps that finally worked) "
+        "that is worth keeping as a reusable skill"
+    ),
+    "combined": (
+        "both what you learned about this person and their preferences, and any procedure you worked "
+        "out that is worth keeping as a reusable skill"
+    ),
+}
+
+_HOW_INJECT = {
+    "memory": (
+        "Save what matters as short notes with the `memory` tool. If nothing is worth keeping, say so in one "
+        "line and stop."
+    ),
+    "skill": (
+        "Use the `skill` tool: `list` what exists, `read` a skill before changing it, then `write` a new one or "
+        "`patch` an existing one. If nothing is worth keeping, say so in one line and stop."
+    ),
+    "combined": (
+        "Save facts as short notes with the `memory` tool; for procedures use the `skill` tool (`list`, `read` before you "
+        "change a skill, then `write` or `patch`). If nothing is worth keeping, say so in one line and stop."
+    ),
+}
+
+COMPLETION_SKILL_REVIEW_PROMPT = (
+    "[self-improvement review] This task took many tool calls. Before you finish: is there a procedure here "
+    "that should become a skill so the next run is shorter? Use the `skill` tool (`list`, `read` before "
+    "changing, then `write` or `patch`). If not, answer in one line and stop."
+)
+
+
+def review_prompt(kind: ReviewKind) -> str:
+    """The prompt delivered to the root (inject mode, and every fallback)."""
+    return f"[self-improvement review] Look back over this conversation for {_FOCUS[kind]}. {_HOW_INJECT[kind]}"
+
+
+def plan_persona(kind: ReviewKind) -> str:
+    """The review child's persona: it returns a plan, it changes nothing itself."""
+    return (
+        "You review a finished conversation of another agent and decide what it should keep. "
+        f"Look for {_FOCUS[kind]}. You may `list` and `read` skills with the `skill` tool; you do not "
+        "write anything yourself. Answer by calling `structured_output` once with: `memoryOps` — a list of "
+        '{"action": "add"|"replace"|"remove", "target": "memory"|"user", "text": ..., "old_text": ...}; '
+        '`skillOps` — a list of {"action": "write", "name": ..., "content": ...} or {"action": "patch", '
+        '"name": ..., "old": ..., "new": ...} (read a skill before you change it); `summary` — one sentence. '
+        "Empty lists are a fine answer when nothing is worth keeping."
+    )
+
+
+def review_request(
+    kind: ReviewKind,
+    signals: TurnSignals | None,
+    events: Sequence[SessionEvent],
+    *,
+    context_messages: int,
+    message_chars: int,
+) -> str:
+    """What the child is asked: the kind, the last turn's signals, recent tool
+    lines and the last user/assistant texts, scrubbed and bounded."""
+    lines = [f"Review kind: {kind}."]
+    if signals is not None:
+        lines.append(
+            f"Last turn: {signals.tool_calls} tool calls, {signals.user_chars} user characters, "
+            f"{signals.assistant_chars} assistant characters."
+        )
+    tools: list[str] = []
+    texts: list[str] = []
+    for event in events:
+        if event.type in (EventTypes.TOOL_CALL, EventTypes.TOOL_RESULT) and isinstance(event.data, dict):
+            detail = event.data.get("arguments") if event.type == EventTypes.TOOL_CALL else _result_text(event)
+            tools.append(f"{event.type} {event.data.get('name')}: {scrub_text(str(detail or ''), limit=500)}")
+        elif event.type in (EventTypes.USER_MESSAGE, EventTypes.ASSISTANT_MESSAGE):
+            message = event_message(event)
+            if message is not None and text_of(message).strip():
+                who = "assistant" if message.role == "assistant" else message.source.get("kind", "user")
+                texts.append(f"[{who}] {scrub_text(text_of(message), limit=message_chars)}")
+    if tools:
+        lines += ["", "Recent tool activity:", *tools[-12:]]
+    lines += ["", "Conversation (most recent last):", *texts[-context_messages:]]
+    return "\n".join(lines)
+
+
+def _result_text(event: SessionEvent) -> str:
+    message = event_message(event)
+    return text_of(message) if message is not None else ""
+
+
+def applied_notice(summary: str, memory: int, skills: Sequence[str]) -> str:
+    parts = []
+    if memory:
+        parts.append(f"{memory} memory note{'s' if memory != 1 else ''} saved")
+    if skills:
+        parts.append(("skills " if len(skills) > 1 else "skill ") + ", ".join(skills) + " saved")
+    return scrub_text(f"💾 Self-improvement review: {'; '.join(parts)}. {summary}".strip(), limit=500)
+
+
+def nothing_landed_notice(reason: str) -> str:
+    return scrub_text(f"Self-improvement review: nothing was saved ({reason}).", limit=500)

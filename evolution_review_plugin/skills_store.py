@@ -1,0 +1,133 @@
+"""The skill library on disk: ``<root>/<name>/SKILL.md``, plain Markdown.
+
+Implements :class:`hookspecs.stores.SkillLibrary`. Names are short kebab-case
+(they are directory names); protected names and the content cap are enforced
+here, so every writer (the tool, an applied plan) meets the same rules. Files
+are 0600 in 0700 directories and replaced atomically.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Iterable
+from pathlib import Path
+from typing import Final
+
+from hookspecs.errors import DshError, ToolArgsError
+from hookspecs.fsutil import ensure_private_dir, write_atomic
+from hookspecs.stores import SkillInfo
+
+SKILL_FILE: Final = "SKILL.md"
+NAME_PATTERN: Final = re.compile(r"^[a-z0-9][a-z0-9-]{0,63}$")
+_DESCRIPTION: Final = re.compile(r"^description:\s*(.+)$", re.MULTILINE)
+
+
+class FileSkillLibrary:
+    def __init__(
+        self,
+        root: Path,
+        *,
+        content_chars: int,
+        protected: Iterable[str] = (),
+        on_mutated: Callable[[str, str, str], None] | None = None,
+    ) -> None:
+        self.root = Path(root)
+        self.content_chars = content_chars
+        self.protected = frozenset(protected)
+        #: ``on_mutated(name, action, origin)`` after every successful write
+        self.on_mutated = on_mutated
+
+    def _path(self, name: str) -> Path:
+        if not isinstance(name, str) or not NAME_PATTERN.match(name):
+            raise ToolArgsError(
+                f"skill name {name!r} is invalid: use 1-64 lowercase letters, digits and '-', starting with a letter or digit"
+            )
+        return self.root / name / SKILL_FILE
+
+    def exists(self, name: str) -> bool:
+        return self._path(name).is_file()
+
+    def is_protected(self, name: str) -> bool:
+        return name in self.protected
+
+    def list(self) -> list[SkillInfo]:
+        found: list[SkillInfo] = []
+        try:
+            entries = sorted(self.root.iterdir())
+        except FileNotFoundError:
+            return []
+        for entry in entries:
+            if not NAME_PATTERN.match(entry.name) or not (entry / SKILL_FILE).is_file():
+                continue
+            try:
+                text = (entry / SKILL_FILE).read_text(encoding="utf-8")
+            except (OSError, UnicodeDecodeError):
+                continue
+            found.append(
+                SkillInfo(name=entry.name, description=describe(text), chars=len(text), protected=self.is_protected(entry.name))
+            )
+        return found
+
+    def read(self, name: str) -> str:
+        path = self._path(name)
+        try:
+            return path.read_text(encoding="utf-8")
+        except FileNotFoundError:
+            raise ToolArgsError(f"there is no skill {name!r}; `list` shows the existing ones") from None
+        except (OSError, UnicodeDecodeError) as exc:
+            raise DshError(f"skill {name!r}: cannot read {SKILL_FILE}: {exc}", code="SKILL_UNREADABLE") from exc
+
+    def write(self, name: str, content: str, *, origin: str) -> None:
+        path = self._writable(name, content)
+        action = "patch" if path.is_file() else "create"
+        self._store(path, content)
+        self._mutated(name, action, origin)
+
+    def patch(self, name: str, old: str, new: str, *, origin: str) -> None:
+        current = self.read(name)
+        if not old:
+            raise ToolArgsError("patch needs a non-empty old text")
+        count = current.count(old)
+        if count != 1:
+            raise ToolArgsError(
+                f"the old text occurs {count} times in skill {name!r}; give a passage that occurs exactly once"
+            )
+        content = current.replace(old, new)
+        path = self._writable(name, content)
+        self._store(path, content)
+        self._mutated(name, "patch", origin)
+
+    def _writable(self, name: str, content: str) -> Path:
+        path = self._path(name)
+        if self.is_protected(name):
+            raise ToolArgsError(f"skill {name!r} is protected; it cannot be changed")
+        if not isinstance(content, str) or not content.strip():
+            raise ToolArgsError("skill content must be non-empty text")
+        if len(content) > self.content_chars:
+            raise ToolArgsError(
+                f"skill content is {len(content)} characters, over the cap of {self.content_chars}; shorten it"
+            )
+        return path
+
+    def _store(self, path: Path, content: str) -> None:
+        try:
+            ensure_private_dir(path.parent)
+            write_atomic(path, content if content.endswith("\n") else content + "\n")
+        except OSError as exc:
+            raise DshError(f"{path}: cannot write the skill: {exc}", code="SKILL_WRITE") from exc
+
+    def _mutated(self, name: str, action: str, origin: str) -> None:
+        if self.on_mutated is not None:
+            self.on_mutated(name, action, origin)
+
+
+def describe(text: str) -> str:
+    """A skill's one-line description: its ``description:`` line, else its first text line."""
+    match = _DESCRIPTION.search(text[:2000])
+    if match:
+        return match.group(1).strip()[:200]
+    for line in text.splitlines():
+        line = line.strip().lstrip("#").strip()
+        if line and line != "---":
+            return line[:200]
+    return ""

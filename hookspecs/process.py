@@ -1,0 +1,28 @@
+"""Process-event hooks: process-local notifications between plugins and hosts."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from .markers import hookspec
+
+
+@hookspec
+def dsh_process_event(name: str, payload: Mapping[str, Any]) -> None:
+    """A plugin emitted a process event (``host.emit(name, payload)``).
+
+    When: synchronously inside ``host.emit``, on hosts that offer it (see
+    :func:`hookspecs.stores.process_events_of`).
+
+    Arguments: ``name`` — a ``plugin/event`` name such as
+    ``evolution/plan-applied``; ``payload`` — a JSON-compatible mapping.
+
+    Return: nothing.
+
+    Semantics: observer; exceptions are logged and contained. Process events
+    are never written to a session log, so a host without the emitting plugin
+    still loads every session.
+
+    Timing: must not block.
+    """

@@ -1,0 +1,74 @@
+"""A real host with the scripted model and the evolution-review row, and a
+recorder of process events, for the evolution-review tests."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import AsyncIterator, Mapping
+from contextlib import asynccontextmanager
+from pathlib import Path
+from typing import Any
+
+from harness.cli.run import drain
+from hookspecs import hookimpl
+from hookspecs.values import EventTypes, SessionEvent, TextBlock, create_user_message, message_from_json
+
+ROW_ID = "evolution-review"
+
+
+class ProcessEventRecorder:
+    def __init__(self) -> None:
+        self.events: list[tuple[str, dict[str, Any]]] = []
+
+    @hookimpl
+    def dsh_process_event(self, name: str, payload: Mapping[str, Any]) -> None:
+        self.events.append((name, dict(payload)))
+
+    def named(self, name: str) -> list[dict[str, Any]]:
+        return [payload for event, payload in self.events if event == name]
+
+
+def row(**config: Any) -> dict[str, Any]:
+    return {"id": ROW_ID, "name": "evolution-review", "config": config}
+
+
+@asynccontextmanager
+async def evolution_host(
+    dsh_host: Any, script: str, *, rows: tuple[Any, ...] = (), **config: Any
+) -> AsyncIterator[tuple[Any, ProcessEventRecorder]]:
+    recorder = ProcessEventRecorder()
+    async with dsh_host(script=script, rows=(row(**config), *rows), plugins={"recorder": recorder}) as host:
+        yield host, recorder
+
+
+async def say(host: Any, agent: Any, text: str) -> None:
+    """A real user message; waits until the agent and all background work are idle."""
+    agent.followup(create_user_message(text))
+    await drain(host, agent)
+
+
+def user_messages(events: list[SessionEvent] | Any) -> list[tuple[str, str]]:
+    """(source kind, text) of every entered user message."""
+    out = []
+    for event in events:
+        if event.type == EventTypes.USER_MESSAGE:
+            message = message_from_json(event.data["message"])
+            text = "".join(b.text for b in message.content if isinstance(b, TextBlock))
+            out.append((message.source["kind"], text))
+    return out
+
+
+def reviews(agent: Any) -> list[str]:
+    """Texts this plugin delivered into the root's history."""
+    return [text for kind, text in user_messages(agent.session.events) if kind == "evolution-review"]
+
+
+def turn_ends(agent: Any) -> list[str]:
+    return [e.data["reason"]["kind"] for e in agent.session.events if e.type == EventTypes.TURN_END]
+
+
+def saved_state(home: Path, session_id: str) -> dict[str, int] | None:
+    path = home / "evolution" / "review-state.json"
+    if not path.exists():
+        return None
+    return json.loads(path.read_text())["sessions"].get(session_id)  # type: ignore[no-any-return]

@@ -1,0 +1,123 @@
+"""The row config: defaults from the reference, bounds refused at load naming
+the field, the removed executionTimeoutMs, NaN/infinity from YAML clamped."""
+
+from __future__ import annotations
+
+import logging
+import math
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from evolution_review_plugin.config import ReviewConfig, clamp
+from harness.plugins import instantiate_plugin
+from harness.profiles.bundles import available_bundles
+from hookspecs.errors import ProfileError
+
+from ..cli_env import cli_env
+
+
+class Plugin:
+    config_schema = ReviewConfig
+
+    def __init__(self, config: ReviewConfig) -> None:
+        self.config = config
+
+
+def load(config: dict[str, object]) -> ReviewConfig:
+    plugin = instantiate_plugin(Plugin, config, name="evolution-review", where="profile row evolution-review")
+    assert isinstance(plugin, Plugin)
+    return plugin.config
+
+
+def test_defaults_follow_the_reference() -> None:
+    config = ReviewConfig()
+    assert (config.review_enabled, config.review_mode, config.skill_review_trigger, config.review_wake_inject) == (
+        True, "subagent", "cadence", True,
+    )  # fmt: skip
+    assert (config.memory_interval, config.skill_interval, config.review_timeout_ms) == (10, 10, 120_000)
+    assert (config.review_context_messages, config.review_message_chars, config.review_max_depth) == (60, 2000, 1)
+    assert config.review_tool_allow == ("skill",) and config.review_provider is None
+    assert config.skill_review_completion_min_tool_calls == 20
+    assert (config.max_ops_per_plan, config.memory_chars, config.user_chars) == (32, 2200, 1375)
+
+
+@pytest.mark.parametrize(
+    ("config", "message"),
+    [
+        ({"reviewTimeoutMs": 0}, "expected reviewTimeoutMs to be >= 1 (0 would abort every review at once), got 0"),
+        ({"reviewTimeoutMs": 4_294_967_296}, "expected reviewTimeoutMs to be <= 4294967295"),
+        ({"reviewMaxDepth": 0}, "expected reviewMaxDepth to be >= 1 (0 would reject every review spawn)"),
+        ({"memoryInterval": 0.5}, "expected memoryInterval to be >= 1, got 0.5"),
+        ({"executionTimeoutMs": 30000}, "executionTimeoutMs: it was removed (nothing read it); use reviewTimeoutMs"),
+        ({"reviewMode": "later"}, "expected one of 'subagent', 'inject' @ $.reviewMode"),
+        ({"skillReviewTrigger": "always"}, "expected one of 'cadence', 'completion', 'both'"),
+        ({"reviewProvider": ""}, "expected reviewProvider to be a non-empty string when set"),
+    ],
+)
+def test_bad_values_are_refused_at_load_naming_the_field(config: dict[str, object], message: str) -> None:
+    with pytest.raises(ProfileError) as caught:
+        load(config)
+    assert message in str(caught.value)
+    assert str(caught.value).startswith("profile row evolution-review: field 'config':")
+
+
+def test_nan_and_infinity_fall_back_to_the_default_with_one_warning() -> None:
+    config = load({"memoryInterval": math.nan, "reviewTimeoutMs": math.inf, "skillInterval": 4})
+    warnings: list[str] = []
+    effective = clamp(config, warnings.append)
+    assert effective.memory_interval == 10 and effective.review_timeout_s == 120.0 and effective.skill_interval == 4
+    assert len(warnings) == 1
+    assert "memoryInterval=nan" in warnings[0] and "reviewTimeoutMs=inf" in warnings[0]
+
+
+def test_a_yaml_nan_in_a_profile_starts_the_host_with_a_warning(tmp_path: Path) -> None:
+    profile = tmp_path / "profile.yml"
+    profile.write_text(
+        "- {id: llm, name: scripted-llm, config: {script: script.yml}}\n"
+        "- {id: agent-loop, name: agent-loop, config: {model: scripted/m}}\n"
+        "- {id: evolution-review, name: evolution-review, config: {memoryInterval: .nan, reviewMode: inject}}\n"
+    )
+    (tmp_path / "script.yml").write_text("responses:\n  - match: {}\n    repeat: true\n    reply: {text: ok}\n")
+    proc = subprocess.run(
+        [sys.executable, "-m", "harness", "run", "--profile", str(profile), "hello"],
+        cwd=tmp_path, env=cli_env(DSH_HOME=str(tmp_path / "home")), capture_output=True, text=True, timeout=120,
+    )  # fmt: skip
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stderr.count("memoryInterval=nan is not a finite number; using the default") == 1
+
+
+def test_a_zero_timeout_in_a_profile_is_refused_with_the_reason(tmp_path: Path) -> None:
+    profile = tmp_path / "profile.yml"
+    profile.write_text("- {id: evolution-review, name: evolution-review, config: {reviewTimeoutMs: 0}}\n")
+    proc = subprocess.run(
+        [sys.executable, "-m", "harness", "run", "--profile", str(profile), "hello"],
+        cwd=tmp_path, env=cli_env(DSH_HOME=str(tmp_path / "home")), capture_output=True, text=True, timeout=120,
+    )  # fmt: skip
+    assert proc.returncode != 0
+    assert "reviewTimeoutMs to be >= 1 (0 would abort every review at once)" in proc.stderr
+    assert len(proc.stderr.strip().splitlines()) == 1
+
+
+def test_the_bundle_is_declared() -> None:
+    assert "evolution-review" in available_bundles()
+
+
+def test_clamp_logs_nothing_for_a_clean_config(caplog: pytest.LogCaptureFixture) -> None:
+    with caplog.at_level(logging.WARNING):
+        clamp(ReviewConfig(), logging.getLogger("x").warning)
+    assert caplog.records == []
+
+
+def test_the_bundle_inserts_the_row_and_a_profile_row_configures_it(tmp_path: Path) -> None:
+    profile = tmp_path / "profile.yml"
+    profile.write_text("- bundle: evolution-review\n- id: evolution-review\n  config: {reviewMode: inject}\n")
+    proc = subprocess.run(
+        [sys.executable, "-m", "harness", "--profile", str(profile), "--dump-config"],
+        cwd=tmp_path, env=cli_env(DSH_HOME=str(tmp_path / "home")), capture_output=True, text=True, timeout=120,
+    )  # fmt: skip
+    assert proc.returncode == 0, proc.stderr
+    assert "# layers: bundle:evolution-review" in proc.stdout
+    assert "name: evolution-review" in proc.stdout and "reviewMode: inject" in proc.stdout
