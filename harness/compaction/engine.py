@@ -71,8 +71,13 @@ class BuiltinCompactionEngine:
             return CompactionResult(compacted=False, trigger=trigger, reason=f"no context window known for {provider}/{model}")
         if trigger == "pressure" and (request is None or not under_pressure(request_tokens(request), window, settings)):
             return CompactionResult(compacted=False, trigger=trigger, reason="the request fits")
-        # after an overflow keep nothing verbatim that a summary can stand for
-        keep = 0 if trigger == "context-overflow" else int(settings.keep_recent * window)
+        keep = int(settings.keep_recent * window)
+        if trigger == "context-overflow":
+            # the catalog overstated the window: keep nothing verbatim that a summary can
+            # stand for, and size the summarising request well below the rejected one
+            keep = 0
+            if request is not None:
+                window = min(window, max(request_tokens(request) // 2, 256))
         try:
             return await self._run(
                 agent, trigger, cancel, route=(provider, model), window=window, keep=keep, settings=settings,
@@ -132,8 +137,9 @@ class BuiltinCompactionEngine:
         shadowed = seqs[:cut]
         provider, model = route
         try:
+            max_tokens = settings.summary_max_tokens if window is None else min(settings.summary_max_tokens, max(64, window // 4))
             request = summary_request(
-                messages[:cut], provider=provider, model=model, window=window, max_tokens=settings.summary_max_tokens,
+                messages[:cut], provider=provider, model=model, window=window, max_tokens=max_tokens,
                 input_tokens=UNKNOWN_WINDOW_INPUT_TOKENS,
                 metadata={"session_id": session.id, "delegation_depth": session.header.delegation_depth},
             )

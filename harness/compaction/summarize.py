@@ -106,7 +106,8 @@ def summary_request(
 ) -> LlmRequest:
     """The request that summarises ``messages``; it fits ``window`` (or
     ``input_tokens`` when the window is unknown)."""
-    budget = (window - max_tokens if window is not None else input_tokens) - text_tokens(SUMMARY_SYSTEM) - MARGIN_TOKENS
+    limit = window - max_tokens if window is not None else input_tokens
+    budget = limit - text_tokens(SUMMARY_SYSTEM) - min(MARGIN_TOKENS, limit // 10)
     body = transcript(messages, max(budget, 256))
     prompt = f"Summarise this transcript as your instructions say.\n\n{body}"
     return LlmRequest(
