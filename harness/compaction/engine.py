@@ -65,6 +65,10 @@ class BuiltinCompactionEngine:
         settings = self._settings()
         if not settings.enabled:
             return CompactionResult(compacted=False, trigger=trigger, reason="automatic compaction is disabled")
+        if not agent.is_root:
+            # a subagent's history is its delegated prompt and a short run: summarising it would
+            # hide the task itself, so only root sessions compact automatically
+            return CompactionResult(compacted=False, trigger=trigger, reason="only root sessions compact automatically")
         provider, model = (request.provider, request.model) if request is not None else self._route(agent)
         window = self.window(provider, model)
         if window is None:
