@@ -3,6 +3,7 @@ pressure threshold and the choice of the shadowed prefix."""
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable, Sequence
 from typing import Any
 
@@ -16,32 +17,47 @@ COMPACTION_NAMESPACE = "compaction"
 UNKNOWN_WINDOW_INPUT_TOKENS = 24_000
 
 
-def _share(low: float, high: float) -> list[Callable[[Any, Any, float], Any]]:
-    return [attrs.validators.instance_of(float), attrs.validators.ge(low), attrs.validators.le(high)]
+# The shared wire formatter shows a TypeError starting with "expected " verbatim (cattrs
+# reduces a ValueError to "invalid value"), so the field name survives in the message.
+
+
+def _boolean(_: object, attribute: attrs.Attribute[Any], value: object) -> None:
+    if not isinstance(value, bool):
+        raise TypeError(f"expected {attribute.name} to be true or false, got {value!r}")
+
+
+def _in_range(low: float, high: float, *, integer: bool = False) -> Callable[[Any, Any, Any], None]:
+    kind = "an integer" if integer else "a number"
+
+    def check(_: object, attribute: attrs.Attribute[Any], value: object) -> None:
+        # bool is an int to Python but never a number setting
+        wrong_type = isinstance(value, bool) or not isinstance(value, int if integer else int | float)
+        if wrong_type or not (isinstance(value, int | float) and math.isfinite(value) and low <= value <= high):
+            raise TypeError(f"expected {attribute.name} to be {kind} from {low} to {high}, got {value!r}")
+
+    return check
 
 
 @attrs.frozen(kw_only=True)
 class CompactionSettings:
     enabled: bool = attrs.field(
         default=True,
-        validator=attrs.validators.instance_of(bool),
+        validator=_boolean,
         metadata={"description": "Compact automatically when a request would not fit (/compact always works)."},
     )
     threshold: float = attrs.field(
         default=0.8,
-        converter=float,
-        validator=_share(0.1, 0.95),
+        validator=_in_range(0.1, 0.95),
         metadata={"description": "Share of the model's context window a request may fill before compacting."},
     )
     keep_recent: float = attrs.field(
         default=0.25,
-        converter=float,
-        validator=_share(0.0, 0.6),
+        validator=_in_range(0.0, 0.6),
         metadata={"description": "Share of the window of the newest history kept verbatim after a compaction."},
     )
     summary_max_tokens: int = attrs.field(
         default=1024,
-        validator=[attrs.validators.instance_of(int), attrs.validators.ge(64), attrs.validators.le(32_768)],
+        validator=_in_range(64, 32_768, integer=True),
         metadata={"description": "Output token limit of the summarising request."},
     )
 

@@ -432,3 +432,27 @@ async def test_two_plugin_engines_fail_the_start(tmp_path: Path) -> None:
     with pytest.raises(PluginError, match="dsh_register_compaction_engine"):
         async with await open_fake(tmp_path, FnAdapter(answer), plugins=plugins):
             pass
+
+
+# --- settings -------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("config", "field"),
+    [({"threshold": "high"}, "threshold"), ({"threshold": 0.99}, "threshold"), ({"keep_recent": True}, "keep_recent"),
+     ({"summary_max_tokens": 10}, "summary_max_tokens"), ({"enabled": "yes"}, "enabled")],
+)
+async def test_bad_compaction_settings_fail_the_start_naming_the_field(
+    tmp_path: Path, config: dict[str, Any], field: str
+) -> None:
+    from hookspecs.errors import DshError
+
+    with pytest.raises(DshError) as caught:
+        async with await open_fake(tmp_path, FnAdapter(answer), rows=compaction_rows(**config)):
+            pass
+    assert field in str(caught.value) and "\n" not in str(caught.value)
+
+
+async def test_integer_shares_are_accepted(tmp_path: Path) -> None:
+    async with await open_fake(tmp_path, FnAdapter(answer), rows=compaction_rows(keep_recent=0, threshold=0.5)) as (host, _):
+        assert host.compaction_settings().keep_recent == 0
