@@ -28,8 +28,9 @@ def compact_command(service: CompactionEngine) -> CommandDefinition:
             return CommandResult.error(f"compaction failed ({exc.code}): {exc.message}")
         if not result.compacted:
             return CommandResult.ok(f"nothing was compacted: {result.reason}")
+        count = len(result.shadowed_seqs)
         return CommandResult.ok(
-            f"compacted {len(result.shadowed_seqs)} messages into a summary "
+            f"compacted {count} message{'s' if count != 1 else ''} into a summary "
             f"(about {result.tokens_before} -> {result.tokens_after} tokens)"
         )
 

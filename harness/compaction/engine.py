@@ -16,7 +16,7 @@ from hookspecs.values.compaction import CompactionResult, CompactionTrigger
 
 from ..sessions.history import derive_surface
 from .commit import checkpoint_message, close_compaction, open_compaction, write_checkpoint, write_summary
-from .estimate import message_tokens, request_tokens
+from .estimate import message_tokens, messages_tokens, request_tokens
 from .policy import UNKNOWN_WINDOW_INPUT_TOKENS, CompactionSettings, choose_cut, under_pressure
 from .summarize import SummaryFailed, stream_summary, summary_request
 
@@ -100,7 +100,9 @@ class BuiltinCompactionEngine:
         settings = self._settings()
         provider, model = self._route(agent)
         window = self.window(provider, model)
+        # a manual run also shrinks a history that fits: at most half of it stays verbatim
         keep = int(settings.keep_recent * window) if window is not None else 0
+        keep = min(keep, messages_tokens(derive_surface(agent.session.events)[0]) // 2)
         try:
             return await self._run(
                 agent, "manual", cancel, route=(provider, model), window=window, keep=keep, settings=settings,
