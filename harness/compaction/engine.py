@@ -16,7 +16,7 @@ from hookspecs.values.compaction import CompactionResult, CompactionTrigger
 
 from ..sessions.history import derive_surface
 from .commit import checkpoint_message, close_compaction, open_compaction, write_checkpoint, write_summary
-from .estimate import message_tokens, messages_tokens, request_tokens
+from .estimate import RequestEstimator, message_tokens, messages_tokens, request_tokens
 from .policy import UNKNOWN_WINDOW_INPUT_TOKENS, CompactionSettings, choose_cut, under_pressure
 from .summarize import SummaryFailed, stream_summary, summary_request
 
@@ -54,6 +54,7 @@ class BuiltinCompactionEngine:
         self._route = route
         self._logger = logger
         self._active: set[str] = set()  # session ids with an open compaction (the lock)
+        self._estimator = RequestEstimator()
 
     def window(self, provider: str, model: str) -> int | None:
         info = self._llm.model_info(provider, model)
@@ -73,7 +74,9 @@ class BuiltinCompactionEngine:
         window = self.window(provider, model)
         if window is None:
             return CompactionResult(compacted=False, trigger=trigger, reason=f"no context window known for {provider}/{model}")
-        if trigger == "pressure" and (request is None or not under_pressure(request_tokens(request), window, settings)):
+        if trigger == "pressure" and (
+            request is None or not under_pressure(self._estimator.tokens(agent.id, request), window, settings)
+        ):
             return CompactionResult(compacted=False, trigger=trigger, reason="the request fits")
         keep = int(settings.keep_recent * window)
         if trigger == "context-overflow":

@@ -72,3 +72,38 @@ def request_tokens(request: LlmRequest) -> int:
         + tools_tokens(request.tools)
         + (request.max_tokens or 0)
     )
+
+
+class RequestEstimator:
+    """:func:`request_tokens` for requests that grow by appending, as a session's
+    do between compactions: per key (a session id) it remembers the messages
+    already counted and counts only new ones; tool schemas are counted once.
+    The result always equals :func:`request_tokens`."""
+
+    def __init__(self) -> None:
+        self._counted: dict[str, tuple[int, Message, int]] = {}  # key -> (messages, last one, their tokens)
+        self._tools: dict[int, tuple[ToolSchema, int]] = {}  # id -> (schema kept alive, tokens)
+
+    def tokens(self, key: str, request: LlmRequest) -> int:
+        messages = request.messages
+        counted = self._counted.get(key)
+        if counted is not None and 0 < counted[0] <= len(messages) and messages[counted[0] - 1] is counted[1]:
+            start, total = counted[0], counted[2]
+        else:
+            start, total = 0, 0
+        total += messages_tokens(messages[start:])
+        if messages:
+            self._counted[key] = (len(messages), messages[-1], total)
+        return text_tokens(request.system) + total + self._tools_tokens(request.tools) + (request.max_tokens or 0)
+
+    def _tools_tokens(self, tools: Iterable[ToolSchema]) -> int:
+        total = 0
+        for tool in tools:
+            known = self._tools.get(id(tool))
+            if known is None or known[0] is not tool:
+                if len(self._tools) > 1_024:
+                    self._tools.clear()
+                known = (tool, tools_tokens((tool,)))
+                self._tools[id(tool)] = known
+            total += known[1]
+        return total

@@ -14,7 +14,7 @@ import attrs
 import pytest
 import trio
 
-from harness.compaction.estimate import text_tokens
+from harness.compaction.estimate import RequestEstimator, request_tokens, text_tokens
 from harness.compaction.policy import choose_cut
 from harness.profiles import ProfileRow
 from harness.sessions.history import derive_messages
@@ -135,6 +135,19 @@ def test_estimate_is_above_a_real_tokenizer_for_english_and_cjk() -> None:
     assert text_tokens(english) >= len(english) / 4
     cjk = "压缩上下文窗口" * 30
     assert text_tokens(cjk) >= len(cjk)  # about one token a character in real tokenizers
+
+
+def test_the_incremental_estimate_equals_a_fresh_one() -> None:
+    from hookspecs.values import ToolSchema
+
+    tools = (ToolSchema(name="read", description="Read a file", parameters={"type": "object"}),)
+    estimator = RequestEstimator()
+    history = [create_user_message(f"message {n} " * n) for n in range(5)]
+    for grown in range(1, 6):
+        request = LlmRequest(provider="p", model="m", system="sys", messages=tuple(history[:grown]), tools=tools, max_tokens=7)
+        assert estimator.tokens("s", request) == request_tokens(request)
+    replaced = LlmRequest(provider="p", model="m", system="sys", messages=(create_user_message("summary"), history[4]), tools=tools)
+    assert estimator.tokens("s", replaced) == request_tokens(replaced)  # a compaction replaced the prefix
 
 
 def test_the_cut_never_separates_a_call_from_its_result() -> None:
