@@ -176,6 +176,16 @@ class Agent(Protocol):
         """Return once the agent is idle with nothing waking it."""
         ...
 
+    async def run_maintenance(
+        self, task: Callable[[CancelToken], Awaitable[Any]], cancel: CancelToken | None = None
+    ) -> Any:
+        """Run ``task(token)`` — non-turn work such as a manual compaction — from
+        true idle and return its result. Status stays ``idle``; a waking message
+        sent meanwhile queues and its turn starts once the task settled.
+        ``token`` is cancelled with ``cancel`` and when the agent is disposed.
+        Raises ``AgentError`` ``AGENT_BUSY`` unless idle with nothing queued."""
+        ...
+
 
 class ScopedTools(Protocol):
     """Tools visible to one agent; registrations unwind with the agent."""

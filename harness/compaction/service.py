@@ -69,9 +69,6 @@ class CompactionService:
     async def compact_now(
         self, agent: Agent, cancel: CancelToken, *, source_command_id: str | None = None
     ) -> CompactionResult:
-        maintain = getattr(agent, "run_maintenance", None)
-        if maintain is None:
-            raise ManualCompactionError(f"agent {agent.id} cannot run maintenance", code="busy")
         start = agent.session.seq
         result: CompactionResult | None = None
         error: ManualCompactionError | None = None
@@ -80,7 +77,7 @@ class CompactionService:
             return await self.engine.compact_now(agent, token, source_command_id=source_command_id)
 
         try:
-            result = await maintain(task, cancel)
+            result = await agent.run_maintenance(task, cancel)
             assert result is not None
             return result
         except AgentError as exc:
