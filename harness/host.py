@@ -44,6 +44,7 @@ from .plugins import LoadedPlugin, load_plugins, make_plugin_manager
 from .profiles import ProfileRow
 from .runtime import Runtime
 from .sessions import SessionLog, SessionStore
+from .sessions.history import LiveSurfaces
 from .settings import SettingsService
 from .subagents import SubagentServiceImpl
 from .subagents.spawn import SpawnProvider
@@ -105,11 +106,13 @@ class HarnessHost:
             loop_settings=self.loop_settings,
             spawn=self.spawn,
         )
+        surfaces = LiveSurfaces()
         self.compaction = CompactionService(
             builtin=BuiltinCompactionEngine(
-                llm=self.llm, settings=self.compaction_settings, route=_next_route, logger=logger
+                llm=self.llm, settings=self.compaction_settings, route=_next_route, surfaces=surfaces, logger=logger
             ),
             hooks=self.hooks,
+            surfaces=surfaces,
         )
         self.runtime.compaction = self.compaction
         self.agents = AgentRegistryImpl(self.runtime, default_cwd=cwd)

@@ -9,12 +9,12 @@ from typing import TYPE_CHECKING
 
 import trio
 
-from hookspecs.errors import ManualCompactionError, SessionError
+from hookspecs.errors import LlmError, ManualCompactionError, SessionError
 from hookspecs.protocols import Agent, LlmService, Session
 from hookspecs.values import CancelToken, EventTypes, LlmRequest, SessionEvent
 from hookspecs.values.compaction import CompactionResult, CompactionTrigger
 
-from ..sessions.history import derive_surface
+from ..sessions.history import LiveSurfaces
 from .commit import checkpoint_message, close_compaction, open_compaction, write_checkpoint, write_summary
 from .estimate import RequestEstimator, message_tokens, messages_tokens, request_tokens
 from .policy import UNKNOWN_WINDOW_INPUT_TOKENS, CompactionSettings, choose_cut, under_pressure
@@ -47,8 +47,10 @@ class BuiltinCompactionEngine:
         llm: LlmService,
         settings: Callable[[], CompactionSettings],
         route: Callable[[Agent], tuple[str, str]],
+        surfaces: LiveSurfaces,
         logger: logging.Logger,
     ) -> None:
+        self._surfaces = surfaces
         self._llm = llm
         self._settings = settings
         self._route = route
@@ -101,11 +103,14 @@ class BuiltinCompactionEngine:
         self, agent: Agent, cancel: CancelToken, *, source_command_id: str | None = None
     ) -> CompactionResult:
         settings = self._settings()
-        provider, model = self._route(agent)
+        try:
+            provider, model = self._route(agent)
+        except LlmError as exc:
+            raise ManualCompactionError(f"no model to write the summary: {exc.message}", code="summary") from None
         window = self.window(provider, model)
         # a manual run also shrinks a history that fits: at most half of it stays verbatim
         keep = int(settings.keep_recent * window) if window is not None else 0
-        keep = min(keep, messages_tokens(derive_surface(agent.session.events)[0]) // 2)
+        keep = min(keep, messages_tokens(self._surfaces.of(agent.session).messages) // 2)
         try:
             return await self._run(
                 agent, "manual", cancel, route=(provider, model), window=window, keep=keep, settings=settings,
@@ -132,7 +137,8 @@ class BuiltinCompactionEngine:
             raise _Failed("busy", "another compaction of this session is running", None)
         if cancel.cancelled:
             raise _Failed("cancelled", "cancelled before the compaction started", None)
-        messages, seqs = derive_surface(session.events)
+        fold = self._surfaces.of(session)
+        messages, seqs = list(fold.messages), list(fold.seqs)  # copies: the fold moves on
         tokens = [message_tokens(message) for message in messages]
         cut = choose_cut(messages, tokens, keep)
         if cut == 0:

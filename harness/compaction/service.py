@@ -4,8 +4,9 @@ from the right place, then the agent's history rebuilt from the log and the
 ``dsh_compaction_ended`` observers told.
 
 Engines only append events; the compacted view is always derived from the log
-(:func:`~harness.sessions.history.derive_messages`), so the live history and a
-resumed one agree by construction.
+(:class:`~harness.sessions.history.SurfaceFold`, the fold
+:func:`~harness.sessions.history.derive_messages` uses on resume), so the live
+history and a resumed one agree by construction.
 """
 
 from __future__ import annotations
@@ -18,7 +19,7 @@ from hookspecs.protocols import Agent, CompactionEngine
 from hookspecs.values import CancelToken, EventTypes, LlmRequest
 from hookspecs.values.compaction import CompactionResult, CompactionTrigger
 
-from ..sessions.history import derive_messages
+from ..sessions.history import LiveSurfaces
 
 if TYPE_CHECKING:
     from ..hook_facade import HostHooks
@@ -31,8 +32,9 @@ class CompactionService:
     """Implements :class:`hookspecs.protocols.CompactionEngine` for plugins and
     the loop, around the active engine."""
 
-    def __init__(self, *, builtin: CompactionEngine, hooks: HostHooks) -> None:
+    def __init__(self, *, builtin: CompactionEngine, hooks: HostHooks, surfaces: LiveSurfaces) -> None:
         self.builtin = builtin
+        self._surfaces = surfaces
         self._hooks = hooks
         self._registered: CompactionEngine | None = None
 
@@ -116,7 +118,7 @@ class CompactionService:
             return
         history = getattr(agent, "history", None)
         if isinstance(history, list):
-            history[:] = derive_messages(agent.session.events)
+            history[:] = self._surfaces.of(agent.session).messages
         for event in events:
             if event.type == EventTypes.COMPACTION_END and isinstance(event.data, dict):
                 self._hooks.compaction_ended(agent, _result_for(event.data, events, result, error))

@@ -17,7 +17,7 @@ import trio
 from harness.compaction.estimate import RequestEstimator, request_tokens, text_tokens
 from harness.compaction.policy import choose_cut
 from harness.profiles import ProfileRow
-from harness.sessions.history import derive_messages
+from harness.sessions.history import SurfaceFold, derive_messages, derive_surface
 from harness.sessions.repair import closing_events
 from hookspecs import hookimpl
 from hookspecs.errors import LlmError, PluginError
@@ -208,6 +208,12 @@ async def test_pressure_compacts_before_the_request_and_writes_the_trace(tmp_pat
         assert "question 0" not in " ".join(m.text for m in after.messages)
         # the live history is the one a resume derives
         assert agent.history == derive_messages(agent.session.events)
+        # and folding the log in pieces gives the same as folding it at once
+        events = list(agent.session.events)
+        fold = SurfaceFold()
+        for cut in range(0, len(events), 7):
+            fold.feed(events[cut : cut + 7])
+        assert (fold.messages, fold.seqs) == derive_surface(events) and fold.consumed == len(events)
 
 
 async def test_an_overflow_compacts_and_retries_once(tmp_path: Path) -> None:
