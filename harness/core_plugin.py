@@ -5,6 +5,8 @@
   no row for it): the ``agent-loop`` settings namespace — the model route and
   loop limits. A profile row ``{id: agent-loop, name: agent-loop, config: {...}}``
   supplies the namespace's base layer.
+* ``compaction`` (entry point; loaded by default the same way): the
+  ``compaction`` settings namespace (``docs/compaction.md``).
 """
 
 from __future__ import annotations
@@ -16,6 +18,7 @@ from hookspecs import hookimpl
 from hookspecs.values import CommandDefinition, CommandInvocation, CommandResult
 
 from .commands import help_text
+from .compaction.command import COMPACTION_PLUGIN_NAME, CompactionPlugin
 from .loop_settings import AGENT_LOOP_SETTINGS, AgentLoopSettings
 from .tools.builtin import builtin_tools
 
@@ -69,4 +72,6 @@ def builtin_plugins(rows: Sequence[ProfileRow]) -> list[tuple[str, object]]:
     builtins: list[tuple[str, object]] = [(CORE_PLUGIN_NAME, CorePlugin())]
     if not any(row.name == AGENT_LOOP_PLUGIN_NAME and not row.disabled for row in rows):
         builtins.append((AGENT_LOOP_PLUGIN_NAME, AgentLoopPlugin()))
+    if not any(row.name == COMPACTION_PLUGIN_NAME and not row.disabled for row in rows):
+        builtins.append((COMPACTION_PLUGIN_NAME, CompactionPlugin()))
     return builtins

@@ -36,6 +36,7 @@ if TYPE_CHECKING:
         ToolExecution,
         ToolResult,
     )
+    from hookspecs.values.compaction import CompactionResult
 
 
 class HostHooks:
@@ -151,6 +152,10 @@ class HostHooks:
     # --- settings -----------------------------------------------------------------------------
     def settings_updated(self, namespace: str, value: Any, previous: Any) -> None:
         self.runner.notify("dsh_settings_updated", None, namespace=namespace, value=value, previous=previous)
+
+    # --- compaction ----------------------------------------------------------------------------
+    def compaction_ended(self, agent: Agent, result: CompactionResult) -> None:
+        self.runner.notify("dsh_compaction_ended", agent.id, agent=agent, result=result)
 
     # --- subagents ----------------------------------------------------------------------------
     def subagent_started(self, parent: Agent, run: SubagentRun, request: SubagentRequest) -> None:

@@ -20,14 +20,20 @@ import trio
 
 from hookspecs.errors import DshError, PluginError
 from hookspecs.fsutil import ensure_private_dir
+from hookspecs.protocols import Agent
 from hookspecs.values import PromptSection, SessionEvent
 
 from .agents.prompt import PERSONA_SECTION, SystemPromptRegistry
 from .agents.registry import AgentRegistryImpl
+from .agents.turn import base_config
 from .approval import ApprovalServiceImpl
 from .client import ClientServiceImpl
 from .clock import HostClock
 from .commands import CommandRegistryImpl
+from .compaction.command import compact_command
+from .compaction.engine import BuiltinCompactionEngine
+from .compaction.policy import COMPACTION_NAMESPACE, CompactionSettings
+from .compaction.service import CompactionService
 from .core_plugin import builtin_plugins
 from .hook_facade import HostHooks
 from .hooks import HookFailed, HookRunner
@@ -39,6 +45,7 @@ from .profiles import ProfileRow
 from .runtime import Runtime
 from .services import ServiceDirectoryImpl, emit_process_event
 from .sessions import SessionLog, SessionStore
+from .sessions.history import LiveSurfaces
 from .settings import SettingsService
 from .subagents import SubagentServiceImpl
 from .subagents.spawn import SpawnProvider
@@ -100,6 +107,15 @@ class HarnessHost:
             loop_settings=self.loop_settings,
             spawn=self.spawn,
         )
+        surfaces = LiveSurfaces()
+        self.compaction = CompactionService(
+            builtin=BuiltinCompactionEngine(
+                llm=self.llm, settings=self.compaction_settings, route=_next_route, surfaces=surfaces, logger=logger
+            ),
+            hooks=self.hooks,
+            surfaces=surfaces,
+        )
+        self.runtime.compaction = self.compaction
         self.agents = AgentRegistryImpl(self.runtime, default_cwd=cwd)
         self.subagents = SubagentServiceImpl(self.hooks, SubagentToolkitImpl(self.agents))
         self.services = ServiceDirectoryImpl()
@@ -146,6 +162,13 @@ class HarnessHost:
             return AgentLoopSettings()
         return value if isinstance(value, AgentLoopSettings) else AgentLoopSettings()
 
+    def compaction_settings(self) -> CompactionSettings:
+        try:
+            value = self.settings.get(COMPACTION_NAMESPACE)
+        except DshError:
+            return CompactionSettings()
+        return value if isinstance(value, CompactionSettings) else CompactionSettings()
+
     # --- internals ---------------------------------------------------------------------------
 
     def _on_session_event(self, session: SessionLog, event: SessionEvent) -> None:
@@ -183,6 +206,8 @@ class HarnessHost:
         collect("dsh_register_llm_adapters", self.llm.register_adapter)
         collect("dsh_register_tools", self.tools.register)
         collect("dsh_register_commands", self.commands.register)
+        track(self.commands.register(compact_command(self.compaction)))
+        collect("dsh_register_compaction_engine", self.compaction.register)
         track(self.subagents.register_provider(SpawnProvider(self.subagents.toolkit)))
         collect("dsh_register_subagent_providers", self.subagents.register_provider)
         collect("dsh_register_client", self.client.contribute)
@@ -207,6 +232,16 @@ class HarnessHost:
             except Exception:
                 self.logger.exception("a registration disposer failed")
         self._disposers.clear()
+
+
+def _next_route(agent: Agent) -> tuple[str, str]:
+    """The (provider, model) of the agent's next request: the last request's
+    route, else the one its options and the agent-loop settings give."""
+    last = getattr(agent, "last_route", None)
+    if last is not None:
+        return last[0], last[1]
+    config = base_config(agent)  # type: ignore[arg-type]
+    return config.provider, config.model
 
 
 @asynccontextmanager

@@ -28,6 +28,7 @@ if TYPE_CHECKING:
     from .agents.scope import AgentScopeImpl
     from .approval import ApprovalServiceImpl
     from .clock import HostClock
+    from .compaction.service import CompactionService
     from .hook_facade import HostHooks
     from .llm.service import LlmService
     from .sessions import SessionLog, SessionStore
@@ -48,6 +49,8 @@ class Runtime:
     spawn: Callable[..., None]
     #: where agent drivers run; set when the host starts
     nursery: trio.Nursery | None = None
+    #: automatic compaction before requests and after context overflows (None: never)
+    compaction: CompactionService | None = None
 
 
 class LoopAgentView(Agent, Protocol):

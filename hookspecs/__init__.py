@@ -32,13 +32,14 @@ from __future__ import annotations
 
 from types import ModuleType
 
-from . import client, llm, plugin, process, session, settings, subagent, tool
+from . import client, compaction, llm, plugin, process, session, settings, subagent, tool
 from .errors import (
     AgentError,
     CommandError,
     DshError,
     JsonDataError,
     LlmError,
+    ManualCompactionError,
     PluginError,
     ProfileError,
     SessionError,
@@ -53,7 +54,7 @@ from .markers import BUNDLES_ENTRY_POINT_GROUP, PLUGINS_ENTRY_POINT_GROUP, PROJE
 from .scrub import scrub_text
 
 #: Every module holding hook specifications, in documentation order.
-SPEC_MODULES: tuple[ModuleType, ...] = (plugin, session, tool, settings, subagent, llm, client, process)
+SPEC_MODULES: tuple[ModuleType, ...] = (plugin, session, tool, settings, subagent, llm, client, process, compaction)
 
 __all__ = [
     "AgentError",
@@ -62,6 +63,7 @@ __all__ = [
     "DshError",
     "JsonDataError",
     "LlmError",
+    "ManualCompactionError",
     "PLUGINS_ENTRY_POINT_GROUP",
     "PROJECT_NAME",
     "PluginError",

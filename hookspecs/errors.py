@@ -139,3 +139,16 @@ class PluginError(DshError):
     """A plugin could not be resolved, configured or loaded."""
 
     code = "PLUGIN_ERROR"
+
+
+class ManualCompactionError(DshError):
+    """A manual compaction (``/compact``, ``compact_now``) did not happen.
+
+    ``code`` is one of ``busy`` (the agent is running, or another compaction
+    holds the lock), ``cancelled``, ``changed`` (the history changed while the
+    summary was made), ``summary`` (the model gave no usable summary),
+    ``commit`` (the trace could not be completed) or ``persistence`` (the log
+    could not be written). The message is one line.
+    """
+
+    code = "summary"

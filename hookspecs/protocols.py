@@ -19,6 +19,7 @@ from .values.agents import AgentOptions, AgentStatus, CancelCause, InboxTarget, 
 from .values.cancel import CancelToken
 from .values.client import Card, CardRenderer, Notice, SettingsTab
 from .values.commands import CommandDefinition, CommandResult
+from .values.compaction import CompactionResult, CompactionTrigger
 from .values.events import SessionEvent, SessionHeader
 from .values.llm import LlmRequest, ModelInfo, StreamChunk
 from .values.messages import Message
@@ -182,6 +183,16 @@ class Agent(Protocol):
 
     async def when_idle(self) -> None:
         """Return once the agent is idle with nothing waking it."""
+        ...
+
+    async def run_maintenance(
+        self, task: Callable[[CancelToken], Awaitable[Any]], cancel: CancelToken | None = None
+    ) -> Any:
+        """Run ``task(token)`` — non-turn work such as a manual compaction — from
+        true idle and return its result. Status stays ``idle``; a waking message
+        sent meanwhile queues and its turn starts once the task settled.
+        ``token`` is cancelled with ``cancel`` and when the agent is disposed.
+        Raises ``AgentError`` ``AGENT_BUSY`` unless idle with nothing queued."""
         ...
 
 
@@ -581,6 +592,37 @@ class ClientService(Protocol):
     def renderer(self, kind: str) -> CardRenderer | None: ...
 
 
+# --- compaction ----------------------------------------------------------------------------
+
+
+class CompactionEngine(Protocol):
+    """The optional ``compaction`` service (``host.compaction``; None when off).
+
+    An engine writes the durable trace (``compaction/start``,
+    ``compaction/summary``, the checkpoint ``user/message`` with ``surface_op``
+    ``replace``, ``compaction/end``); the host derives the compacted history
+    from the log after every call, so an engine never edits live state.
+    """
+
+    async def compact_if_needed(
+        self, agent: Agent, trigger: CompactionTrigger, cancel: CancelToken, *, request: LlmRequest | None = None
+    ) -> CompactionResult:
+        """Automatic compaction, called by the loop inside a turn: ``pressure``
+        right before ``request`` is sent, ``context-overflow`` after the provider
+        rejected it (the loop then retries once). Never raises for a failed
+        compaction: the failure is recorded in ``compaction/end`` and the result
+        says ``compacted=False``."""
+        ...
+
+    async def compact_now(
+        self, agent: Agent, cancel: CancelToken, *, source_command_id: str | None = None
+    ) -> CompactionResult:
+        """Manual compaction from idle (``/compact``). Raises
+        :class:`~hookspecs.errors.ManualCompactionError` (``busy``,
+        ``cancelled``, ``changed``, ``summary``, ``commit``, ``persistence``)."""
+        ...
+
+
 # --- host -----------------------------------------------------------------------------------------
 
 
@@ -634,6 +676,12 @@ class Host(Protocol):
 
     @property
     def approval(self) -> ApprovalService: ...
+
+    @property
+    def compaction(self) -> CompactionEngine | None:
+        """The compaction engine (a plugin's from ``dsh_register_compaction_engine``,
+        else the host's own); None when the host compacts nothing."""
+        ...
 
     @property
     def client(self) -> ClientService: ...

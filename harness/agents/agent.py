@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
+from collections.abc import Awaitable, Callable
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, TypeVar
 
 import trio
 
@@ -28,6 +29,8 @@ from .turn import run_turn_body
 if TYPE_CHECKING:
     from ..runtime import Runtime
     from ..sessions.log import SessionLog
+
+T = TypeVar("T")
 
 
 class LoopAgent:
@@ -65,6 +68,8 @@ class LoopAgent:
         self._disposing = False
         self._disposed = False
         self._driver_done = trio.Event()
+        self._maintenance: trio.Event | None = None  # set when the running maintenance task settled
+        self._maintenance_token: CancelToken | None = None
         self.history: list[Message] = []
         self.turn_number = 0
         self.last_route: tuple[str, str, str | None] | None = None
@@ -190,6 +195,33 @@ class LoopAgent:
     def quiescent(self) -> bool:
         return self._idle.is_set()
 
+    # --- maintenance -------------------------------------------------------------------------
+
+    async def run_maintenance(self, task: Callable[[CancelToken], Awaitable[T]], cancel: CancelToken | None = None) -> T:
+        """Run ``task(token)`` from true idle (no turn, nothing queued to wake one).
+
+        Status stays ``idle``; a waking ``send`` meanwhile queues as usual and its
+        turn starts once the task settled; ``when_idle`` waits for the task.
+        ``token`` is cancelled with ``cancel`` and when the agent is disposed.
+        Raises ``AgentError`` ``AGENT_BUSY`` when not idle (or another task runs).
+        """
+        if self._disposing:
+            raise AgentError(f"agent {self.id} is disposed", code="AGENT_DISPOSED")
+        if self._status != "idle" or self._maintenance is not None or self._inbox.wants_turn:
+            raise AgentError(f"agent {self.id} is running", code="AGENT_BUSY")
+        done = trio.Event()
+        token = cancel.child() if cancel is not None else CancelToken()
+        self._maintenance, self._maintenance_token = done, token
+        if self._idle.is_set():
+            self._idle = trio.Event()
+        try:
+            return await task(token)
+        finally:
+            self._maintenance = self._maintenance_token = None
+            done.set()
+            if not self._inbox.wants_turn or self._disposing:
+                self._idle.set()
+
     # --- driver ----------------------------------------------------------------------------------
 
     async def drive(self, *, task_status: trio.TaskStatus[None] = trio.TASK_STATUS_IGNORED) -> None:
@@ -204,6 +236,9 @@ class LoopAgent:
                     self._wake = trio.Event()
                     await self._wake.wait()
                     continue
+                if self._maintenance is not None:
+                    await self._maintenance.wait()  # waking input waits until maintenance settled
+                    continue
                 await self._run_turn()
         finally:
             self._become_idle()
@@ -213,7 +248,7 @@ class LoopAgent:
         if self._status != "idle":
             self._status = "idle"
             self.runtime.hooks.agent_status(self, "idle")
-        if not self._inbox.wants_turn or self._disposing:
+        if (not self._inbox.wants_turn or self._disposing) and self._maintenance is None:
             self._idle.set()
 
     async def _run_turn(self) -> None:
@@ -265,6 +300,8 @@ class LoopAgent:
             return
         self._disposing = True
         self.cancel(CancelCause(by="disposed"))
+        if self._maintenance_token is not None:
+            self._maintenance_token.cancel(CancelCause(by="disposed"))
         self._discard_inbox()
         self._wake.set()
         await self._driver_done.wait()

@@ -37,6 +37,7 @@ from hookspecs.values import (
 )
 from hookspecs.values.messages import new_message_id
 
+from ..compaction.service import OVERFLOW_CODE
 from ..sessions.history import committed_message
 from ..tools.scheduler import run_tool_calls
 
@@ -126,7 +127,19 @@ async def run_step(
                 "step": step,
             },
         )
-        message, finish = await stream_response(agent, turn, step, request, token)
+        compaction = rt.compaction
+        if compaction is not None and await compaction.before_request(agent, request, token):
+            request = attrs.evolve(request, messages=tuple(agent.history))
+        try:
+            message, finish = await stream_response(agent, turn, step, request, token)
+        except LlmError as exc:
+            # a context-length complaint before any output: compact, then retry once
+            if compaction is None or exc.code != OVERFLOW_CODE or tuple(agent.history) != request.messages:
+                raise
+            if not await compaction.after_overflow(agent, request, token):
+                raise
+            request = attrs.evolve(request, messages=tuple(agent.history))
+            message, finish = await stream_response(agent, turn, step, request, token)
         calls = [block for block in message.content if isinstance(block, ToolCallBlock)]
         concluded = False
         if calls:

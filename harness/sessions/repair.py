@@ -5,6 +5,11 @@ without ``step/end``, a turn without ``turn/end``. Repair appends (never
 rewrites) error results for unanswered calls, the missing ``step/end`` and a
 ``turn/end`` with reason ``interrupted`` — no committed event is lost.
 
+A crash can also leave a compaction open (``compaction/start`` without
+``compaction/end``): repair closes it first. Its checkpoint ``user/message`` is
+the commit point — when it was written the compaction is closed as done
+(``repaired: true``), else with an ``INTERRUPTED`` error.
+
 An older host could also leave a call unanswered in a turn that did end (its
 ``tool/result`` append failed): repair answers those first, with a
 ``RESULT_NOT_RECORDED`` error result carrying the call's turn and step.
@@ -16,12 +21,14 @@ from collections.abc import Iterable
 from typing import Any
 
 from hookspecs.values import EventTypes, SessionEvent, TextBlock, ToolResultBlock
+from hookspecs.values.compaction import is_checkpoint_source
 from hookspecs.values.messages import Message, message_to_json
 
 INTERRUPTED_CODE = "INTERRUPTED"
 INTERRUPTED_TEXT = "The session stopped before this tool call finished; its result is unknown."
 NOT_RECORDED_CODE = "RESULT_NOT_RECORDED"
 NOT_RECORDED_TEXT = "The result of this tool call was never recorded; the call may have had effects."
+COMPACTION_INTERRUPTED_TEXT = "The session stopped before this compaction finished; the history was not compacted."
 
 
 def closing_events(events: Iterable[SessionEvent]) -> list[tuple[str, dict[str, Any]]]:
@@ -31,9 +38,11 @@ def closing_events(events: Iterable[SessionEvent]) -> list[tuple[str, dict[str, 
     step_of_turn = 0
     pending: dict[str, tuple[str, int]] = {}  # call id -> (tool name, step)
     orphans: dict[str, tuple[int, str, int]] = {}  # unanswered in an ended turn: call id -> (turn, name, step)
+    compaction: list[Any] = [None, False]  # open compaction id, its checkpoint was written
     for event in events:
         etype = event.type
         data = event.data if isinstance(event.data, dict) else {}
+        _track_compaction(compaction, etype, data)
         if etype == EventTypes.TURN_START:
             _orphan(orphans, open_turn, pending)
             open_turn = _int(data.get("turn"), 0)
@@ -63,6 +72,8 @@ def closing_events(events: Iterable[SessionEvent]) -> list[tuple[str, dict[str, 
             if pending.pop(call_id, None) is None:
                 orphans.pop(call_id, None)
     out: list[tuple[str, dict[str, Any]]] = []
+    if compaction[0] is not None:
+        out.append((EventTypes.COMPACTION_END, compaction_closer(compaction[0], committed=compaction[1])))
     for call_id, (turn, name, step) in orphans.items():
         out.append((EventTypes.TOOL_RESULT, error_result(turn, step, call_id, name, NOT_RECORDED_CODE, NOT_RECORDED_TEXT)))
     if open_turn is None:
@@ -73,6 +84,25 @@ def closing_events(events: Iterable[SessionEvent]) -> list[tuple[str, dict[str, 
         out.append((EventTypes.STEP_END, {"turn": open_turn, "step": open_step}))
     out.append((EventTypes.TURN_END, {"turn": open_turn, "reason": {"kind": "interrupted"}}))
     return out
+
+
+def _track_compaction(state: list[Any], etype: str, data: dict[str, Any]) -> None:
+    if etype == EventTypes.COMPACTION_START and isinstance(data.get("compaction_id"), str):
+        state[0], state[1] = data["compaction_id"], False
+    elif etype == EventTypes.COMPACTION_END and data.get("compaction_id") == state[0]:
+        state[0], state[1] = None, False
+    elif etype == EventTypes.USER_MESSAGE and state[0] is not None:
+        message = data.get("message")
+        source = message.get("source") if isinstance(message, dict) else None
+        if is_checkpoint_source(source) and source.get("compaction_id") == state[0]:  # type: ignore[union-attr]
+            state[1] = True
+
+
+def compaction_closer(compaction_id: str, *, committed: bool) -> dict[str, Any]:
+    """``compaction/end`` data closing a compaction a crash left open."""
+    if committed:
+        return {"compaction_id": compaction_id, "repaired": True}
+    return {"compaction_id": compaction_id, "error": {"code": INTERRUPTED_CODE, "message": COMPACTION_INTERRUPTED_TEXT}}
 
 
 def _orphan(orphans: dict[str, tuple[int, str, int]], turn: int | None, pending: dict[str, tuple[str, int]]) -> None:

@@ -66,7 +66,8 @@ class EventTypes:
     STEP_START: Final = "step/start"
     #: ``{turn, step}``
     STEP_END: Final = "step/end"
-    #: ``{turn?, step?, message}``; a message entered into the model history.
+    #: ``{turn?, step?, message, surface_op?, source_event_seqs?}``; a message entered into the
+    #: model history. A compaction checkpoint carries ``surface_op: {op: replace, start, end}``.
     USER_MESSAGE: Final = "user/message"
     #: ``{turn, step, chunk: {type, ...}}``; the raw stream (text, reasoning, tool-call deltas).
     ASSISTANT_CHUNK: Final = "assistant/chunk"
@@ -94,11 +95,11 @@ class EventTypes:
     SANDBOX_MODE: Final = "sandbox/mode"
     #: ``{provider, label?, mode}``; written inside a child's first turn.
     SUBAGENT_DESCRIPTOR: Final = "subagent/descriptor"
-    #: ``{compaction_id, turn}``
+    #: ``{compaction_id, turn: int | None, trigger, source_command_id?}``; a lock until ``compaction/end``.
     COMPACTION_START: Final = "compaction/start"
-    #: ``{compaction_id, summary, shadowed_seqs}``
+    #: ``{compaction_id, summary, shadowed_seqs, shadowed_range: [first, last], shadowed_token_count, provider, model}``
     COMPACTION_SUMMARY: Final = "compaction/summary"
-    #: ``{compaction_id, error?}``
+    #: ``{compaction_id, error?: {code, message}}``; without ``error`` it is the since-compaction boundary.
     COMPACTION_END: Final = "compaction/end"
 
     CORE: Final[frozenset[str]] = frozenset(
