@@ -4,18 +4,18 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING
 
 from .markers import hookspec
 
 if TYPE_CHECKING:
-    from .protocols import Agent
+    from .protocols import Agent, CompactionEngine
     from .values.compaction import CompactionResult
 
 
 @hookspec
-def dsh_register_compaction_engine(register: Callable[..., None]) -> None:
+def dsh_register_compaction_engine(register: Callable[[CompactionEngine], None]) -> None:
     """Provide the host's compaction engine.
 
     When: once at host start, with the other ``dsh_register_*`` hooks.
@@ -33,7 +33,7 @@ def dsh_register_compaction_engine(register: Callable[..., None]) -> None:
 
 
 @hookspec
-def dsh_compaction_ended(agent: Agent, result: CompactionResult) -> None:
+def dsh_compaction_ended(agent: Agent, result: CompactionResult) -> Awaitable[None] | None:
     """A compaction wrote its ``compaction/end``.
 
     When: after every compaction attempt that wrote a trace (automatic or

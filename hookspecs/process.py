@@ -2,14 +2,14 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Awaitable, Mapping
 from typing import Any
 
 from .markers import hookspec
 
 
 @hookspec
-def dsh_process_event(name: str, payload: Mapping[str, Any]) -> None:
+def dsh_process_event(name: str, payload: Mapping[str, Any]) -> Awaitable[None] | None:
     """A plugin emitted a process event (``host.emit(name, payload)``).
 
     When: synchronously inside ``host.emit``, on hosts that offer it (see
@@ -18,7 +18,7 @@ def dsh_process_event(name: str, payload: Mapping[str, Any]) -> None:
     Arguments: ``name`` — a ``plugin/event`` name such as
     ``evolution/plan-applied``; ``payload`` — a JSON-compatible mapping.
 
-    Return: nothing.
+    Return: nothing (an awaitable is run in the background).
 
     Semantics: observer; exceptions are logged and contained. Process events
     are never written to a session log, so a host without the emitting plugin
