@@ -1,0 +1,116 @@
+"""``harness chat`` on a real pseudo-terminal while a Shadow review runs in the
+background (the scripted reviewer hangs until it is cancelled): the prompt
+comes back when the root's turn ends, a line typed meanwhile is handled at
+once, Ctrl-C at the idle prompt cancels the review, review cards never
+swallow what is being typed, and Ctrl-D exits without waiting for the review.
+
+Driven with pexpect: every wait is an ``expect`` on the output, with a timeout."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Any
+
+import pexpect
+import pytest
+
+from .hanging_review import REPO, Setup, hanging_review
+
+DEADLINE = 30
+PROMPT = re.escape("you>")
+REVIEWING = r"@\d+: Reviewer reviewing"
+
+
+@pytest.fixture
+def chat() -> Iterator[Callable[[Setup], pexpect.spawn]]:
+    started: list[pexpect.spawn] = []
+
+    def start(setup: Setup) -> pexpect.spawn:
+        argv = setup.argv("chat")
+        child = pexpect.spawn(
+            argv[0],
+            argv[1:],
+            cwd=str(REPO),
+            env=setup.env(TERM="xterm"),
+            encoding="utf-8",
+            timeout=DEADLINE,
+            dimensions=(40, 200),
+        )
+        started.append(child)
+        return child
+
+    yield start
+    for child in started:
+        child.close(force=True)
+
+
+def expect_all(child: pexpect.spawn, *patterns: str) -> None:
+    """Wait until every pattern has appeared, in whatever order they arrive
+    (a card may land before or after the prompt comes back)."""
+    remaining = list(patterns)
+    while remaining:
+        remaining.pop(child.expect(remaining))
+
+
+def transcript(child: pexpect.spawn) -> str:
+    return str(child.before) + str(child.after)
+
+
+def test_reviews_run_in_the_background_and_ctrl_c_cancels_them(tmp_path: Path, chat: Any) -> None:
+    setup = hanging_review(tmp_path)
+    child = chat(setup)
+    child.expect(PROMPT)
+
+    # 1. the prompt is back while the review hangs
+    child.sendline("alpha: read the notes")
+    expect_all(child, re.escape("Read alpha."), REVIEWING, PROMPT)
+
+    # 2. a line typed meanwhile is answered at once; as real user input it
+    #    cancels the review (the plugin's epoch)
+    child.sendline("beta question")
+    expect_all(child, re.escape("Plain answer."), re.escape("Reviewer aborted [USER_MESSAGE_RECEIVED]"), PROMPT)
+
+    # 3. another review; Ctrl-C at the idle prompt cancels it, and the card that
+    #    reports it leaves the half-typed line intact below it
+    child.sendline("gamma: read again")
+    expect_all(child, re.escape("Read gamma."), REVIEWING, PROMPT)
+    child.send("partial")
+    child.expect("partial")
+    child.sendintr()
+    child.expect(re.escape("(cancelling 1 background run)"))
+    child.expect(re.escape("Reviewer aborted [PROVIDER_ABORTED]"))
+    child.expect(PROMPT + r"(\x1b\[0m)? partial")  # the prompt redrawn with the typed text
+    child.send(" line\r")
+    child.expect(re.escape("Plain answer."))
+    child.expect(PROMPT)
+
+    child.sendeof()
+    child.expect(pexpect.EOF)
+    child.close()
+    assert child.exitstatus == 0
+    assert "Traceback" not in transcript(child)
+
+    (root,) = setup.sessions(children=False)
+    texts = [e["data"]["message"]["content"][0]["text"] for e in setup.events(root) if e["type"] == "user/message"]
+    assert texts == ["alpha: read the notes", "beta question", "gamma: read again", "partial line"]
+    reviewers = setup.sessions(children=True)
+    assert len(reviewers) == 2
+    for reviewer in reviewers:
+        assert [end["reason"]["kind"] for end in setup.turn_ends(reviewer)] == ["aborted"]
+
+
+def test_ctrl_d_exits_while_a_review_hangs(tmp_path: Path, chat: Any) -> None:
+    setup = hanging_review(tmp_path)
+    child = chat(setup)
+    child.expect(PROMPT)
+    child.sendline("alpha: read the notes")
+    expect_all(child, REVIEWING, PROMPT)
+    child.sendeof()
+    child.expect(pexpect.EOF)  # bounded cleanup: the review is cancelled, not awaited
+    child.close()
+    assert child.exitstatus == 0
+    assert "Traceback" not in transcript(child)
+    (reviewer,) = setup.sessions(children=True)
+    assert [end["reason"]["kind"] for end in setup.turn_ends(reviewer)] == ["aborted"]
