@@ -54,10 +54,10 @@ class FdLineSource:
     """
 
     shows_prompt = False
-    on_prompt_shown = None
 
     def __init__(self, fd: int) -> None:
         self._fd = fd
+        self.on_prompt_shown: Callable[[], None] | None = None  # never called: no prompt of its own
         # piped input is not echoed by a terminal: echo it so the transcript reads well
         self.echo_input = not os.isatty(fd)
         self._buffer = b""
