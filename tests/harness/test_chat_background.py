@@ -114,3 +114,41 @@ def test_ctrl_d_exits_while_a_review_hangs(tmp_path: Path, chat: Any) -> None:
     assert "Traceback" not in transcript(child)
     (reviewer,) = setup.sessions(children=True)
     assert [end["reason"]["kind"] for end in setup.turn_ends(reviewer)] == ["aborted"]
+
+
+# --- the run tracker, in process ------------------------------------------------------------
+
+
+class _Agent:
+    def __init__(self, agent_id: str) -> None:
+        self.id = agent_id
+
+
+class _Request:
+    def __init__(self) -> None:
+        from hookspecs.values import CancelToken
+
+        self.cancel = CancelToken()
+
+
+def test_background_runs_cancels_only_the_roots_live_runs() -> None:
+    from harness.cli.background import USER_CANCEL_REASON, BackgroundRuns
+
+    runs = BackgroundRuns()
+    runs.root_id = "root"
+    root, other = _Agent("root"), _Agent("other")
+    mine, theirs, ended = _Request(), _Request(), _Request()
+    runs.dsh_subagent_started(parent=root, run="run-1", request=mine)
+    runs.dsh_subagent_started(parent=other, run="run-2", request=theirs)  # a grandchild's run
+    runs.dsh_subagent_started(parent=root, run="run-3", request=ended)
+    runs.dsh_subagent_ended(parent=root, run="run-3", result=None)
+    assert runs.active == 1
+    assert runs.cancel() == 1
+    assert mine.cancel.reason == USER_CANCEL_REASON
+    assert not theirs.cancel.cancelled and not ended.cancel.cancelled
+    assert runs.cancel() == 0  # already cancelled: a second Ctrl-C falls through to the hint
+    # Ctrl-C while a plugin was still preparing its run: the run is cancelled as it starts
+    runs.cancel_starting = True
+    late = _Request()
+    runs.dsh_subagent_started(parent=root, run="run-4", request=late)
+    assert late.cancel.cancelled
