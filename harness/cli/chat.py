@@ -4,15 +4,21 @@ Usage::
 
     harness chat --profile P [--session ID] [--model provider/model] [--cwd DIR]
 
-    you> What is this project?        a prompt: the turn streams until the agent is idle
+    you> What is this project?        a prompt: the turn streams, then the prompt is back
     you> /help                        a slash command (Tab completes /names on a terminal;
                                       a leading space sends "/..." text as a prompt)
     Allow? [y/N] y                    tools that need approval ask here (y/yes allows once)
-    Ctrl-C                            aborts the running turn; at the prompt, twice quits
+    Ctrl-C                            aborts the running turn; at the prompt, cancels the
+                                      background runs (reviews); with none, twice quits
     Ctrl-D                            exits (the session stays on disk; resume with --session)
 
+Background work (a Shadow review) never holds the prompt: its cards print above
+the prompt, which is redrawn with what was typed so far.
+
 Stdin may be a pipe: lines are then read one by one (prompts, then answers to
-approval questions, in order) and end of input exits.
+approval questions, in order), each after the background work the previous one
+started has finished (a script cannot see a prompt come back), and end of input
+exits.
 """
 
 from __future__ import annotations
@@ -32,6 +38,7 @@ from ..commands import parse_command
 from ..host import HarnessHost, open_host
 from ..profiles import ProfileRow
 from .approver import TerminalApprover
+from .background import BackgroundRuns
 from .chat_input import LineReader, open_line_source, preserved_terminal
 from .common import single_dsh_error
 from .render import LiveRenderer, Style, render_events, visible
@@ -39,6 +46,8 @@ from .run import add_sandbox_argument, agent_options, attach_root, drain, worksp
 
 RED = "\x1b[31m"
 RESET = "\x1b[0m"
+#: back to the start of the line, then clear it
+ERASE_LINE = "\r\x1b[K"
 #: a second Ctrl-C at the prompt within this many seconds quits
 DOUBLE_PRESS_SECONDS = 2.0
 RESUME_LINES = 6
@@ -58,7 +67,10 @@ class ChatRenderer(LiveRenderer):
         if self.reader.prompt_visible:
             self.reader.prompt_visible = False
             self._redraw = True
-            super()._write("\n")
+            # a prompt readline draws is redrawn with its input by ``settle``, so
+            # erase the line; otherwise what was typed stays on screen: keep it
+            source = self.reader.source
+            super()._write(ERASE_LINE if source is not None and source.shows_prompt else "\n")
         super()._write(text)
 
     def line(self, text: str) -> None:
@@ -85,17 +97,30 @@ class ChatRenderer(LiveRenderer):
 class Chat:
     """The REPL loop and its Ctrl-C handling for one agent."""
 
-    def __init__(self, host: HarnessHost, agent: Any, reader: LineReader, renderer: ChatRenderer) -> None:
+    def __init__(
+        self,
+        host: HarnessHost,
+        agent: Any,
+        reader: LineReader,
+        renderer: ChatRenderer,
+        background: BackgroundRuns,
+        *,
+        interactive: bool,
+    ) -> None:
         self.host = host
         self.agent = agent
         self.reader = reader
         self.renderer = renderer
+        self.background = background
+        #: a person at a terminal: the prompt returns when the turn ends
+        self.interactive = interactive
         self.style = renderer.style
         self.prompt = self.style.dim("you>") + " "
         self._wait_scope: trio.CancelScope | None = None
         self._command_cancel: CancelToken | None = None
         self._last_idle_interrupt = float("-inf")
         self._loop_scope = trio.CancelScope()
+        renderer.on_closed = self._loop_scope.cancel  # the terminal went away: leave
 
     async def run(self) -> None:
         with self._loop_scope:
@@ -105,11 +130,12 @@ class Chat:
                     return
                 if not line.strip():
                     continue
+                self.background.cancel_starting = False  # that Ctrl-C is over
                 if line.startswith("/"):
                     await self._command(line.rstrip())
                 else:  # a leading space sends "/..." text to the model
                     self.agent.followup(create_user_message(line.strip()))
-                await self._wait_idle()
+                await self._wait()
 
     async def _command(self, line: str) -> None:
         token = CancelToken()
@@ -134,13 +160,17 @@ class Chat:
         text = "✗ " + visible(text)
         return f"{RED}{text}{RESET}" if self.style.color else text
 
-    async def _wait_idle(self) -> None:
-        """Until the agent is idle and plugin background work is done (it may wake
-        the agent again); Ctrl-C stops waiting for background work."""
+    async def _wait(self) -> None:
+        """Until the turn the line started has ended; for piped input also until
+        plugin background work is done (it may wake the agent again), and Ctrl-C
+        then stops waiting for it."""
         with trio.CancelScope() as scope:
             self._wait_scope = scope
             try:
-                await drain(self.host, self.agent)
+                if self.interactive:
+                    await self.agent.when_idle()
+                else:
+                    await drain(self.host, self.agent)
             finally:
                 self._wait_scope = None
 
@@ -149,26 +179,49 @@ class Chat:
             self.interrupt(nursery)
 
     def interrupt(self, nursery: trio.Nursery) -> None:
-        """Ctrl-C: abort the turn, else the command, else hint (twice quits)."""
+        """Ctrl-C: abort the turn (plugins cancel their reviews for a user abort),
+        else the command, else the background runs, else hint (twice quits)."""
         user = CancelCause(by="user")
         if self.agent.cancel(user):
             return  # turn/end records the user abort; the renderer prints it
         if self._command_cancel is not None:
             self._command_cancel.cancel(user)
             return
+        if self._wait_scope is not None and not self.agent.quiescent:
+            nursery.start_soon(self._abort_when_running)  # a turn is about to start
+            return
+        cancelled = self.background.cancel()
         if self._wait_scope is not None:
-            if self.agent.quiescent:
-                self._wait_scope.cancel()  # only background work was left
-            else:
-                nursery.start_soon(self._abort_when_running)  # a turn is about to start
+            self._wait_scope.cancel()  # piped input waited for background work only
+        if cancelled:
+            self._say(f"(cancelling {cancelled} background run{'s' if cancelled > 1 else ''})")
+            return
+        if self.host.background_busy and not self.background.cancel_starting:
+            # a plugin is still preparing its run (a review being admitted)
+            self.background.cancel_starting = True
+            nursery.start_soon(self._cancel_starting)
+            self._say("(cancelling background work)")
+            return
+        if self._wait_scope is not None:
             return
         now = trio.current_time()
         if now - self._last_idle_interrupt < DOUBLE_PRESS_SECONDS:
             self._loop_scope.cancel()
             return
         self._last_idle_interrupt = now
-        self.renderer.line(self.style.dim("(Ctrl-C again to quit, or Ctrl-D)"))
+        self._say("(Ctrl-C again to quit, or Ctrl-D)")
+
+    def _say(self, text: str) -> None:
+        self.renderer.line(self.style.dim(text))
         self.renderer.settle()  # redraws the prompt with what was typed so far
+
+    async def _cancel_starting(self) -> None:
+        """Runs the root starts are cancelled until the host's background work is
+        done (the next line the person submits ends it too)."""
+        try:
+            await self.host.wait_background_idle()
+        finally:
+            self.background.cancel_starting = False
 
     async def _abort_when_running(self) -> None:
         while not self.agent.quiescent:
@@ -235,11 +288,13 @@ async def _chat(
         reader = LineReader(out)
         renderer = ChatRenderer(out, reader)
         approver = TerminalApprover(reader, renderer.line, renderer.style)
-        plugins = [("console", renderer), ("chat-approver", approver)]
+        background = BackgroundRuns()
+        plugins = [("console", renderer), ("chat-approver", approver), ("chat-background", background)]
         async with open_host(rows=rows, dsh_home=home, cwd=cwd, headless=False, extra_plugins=plugins) as host:
             reader.source = open_line_source(stdin, out, [c.name for c in host.commands.list()])
             handle, unsubscribe = await attach_root(host, args.session, cwd, options, renderer, args.sandbox)
             agent = handle.agent
+            background.root_id = agent.id
             style = renderer.style
             renderer.line(
                 style.bold("harness chat")
@@ -250,7 +305,7 @@ async def _chat(
                 renderer.line(style.dim(f"resumed after turn {agent.turn_number}; last lines:"))
                 for text in _resume_summary(agent, style):
                     renderer.line("  " + text)
-            chat = Chat(host, agent, reader, renderer)
+            chat = Chat(host, agent, reader, renderer, background, interactive=stdin.isatty())
             try:
                 async with trio.open_nursery() as nursery:
                     nursery.start_soon(reader.serve)

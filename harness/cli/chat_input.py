@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import os
 import re
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from types import ModuleType
 from typing import Protocol, TextIO
@@ -32,6 +32,9 @@ class LineSource(Protocol):
     shows_prompt: bool
     #: True when nothing else echoes what was read (piped input).
     echo_input: bool
+    #: for a source that shows its prompt: called (in the reading thread) once
+    #: the prompt is on screen
+    on_prompt_shown: Callable[[], None] | None
 
     def read(self, prompt: str) -> str | None:
         """One line without its newline; None at end of input."""
@@ -54,6 +57,7 @@ class FdLineSource:
 
     def __init__(self, fd: int) -> None:
         self._fd = fd
+        self.on_prompt_shown: Callable[[], None] | None = None  # never called: no prompt of its own
         # piped input is not echoed by a terminal: echo it so the transcript reads well
         self.echo_input = not os.isatty(fd)
         self._buffer = b""
@@ -88,6 +92,13 @@ class ReadlineSource:
 
     def __init__(self, readline: ModuleType) -> None:
         self._rl = readline
+        self.on_prompt_shown: Callable[[], None] | None = None
+        # readline calls this after it has drawn the prompt, before it reads
+        readline.set_pre_input_hook(self._prompt_shown)
+
+    def _prompt_shown(self) -> None:
+        if self.on_prompt_shown is not None:
+            self.on_prompt_shown()
 
     def read(self, prompt: str) -> str | None:
         # readline needs escape sequences bracketed to compute the prompt width
@@ -203,9 +214,13 @@ class LineReader:
                 self._wakeup = trio.Event()
                 await self._wakeup.wait()
             prompt = self._waiters[-1].prompt
-            if not source.shows_prompt:
+            if source.shows_prompt:
+                # visible only once drawn: output before that needs no redraw (the
+                # prompt follows it), and a redraw would show the prompt twice
+                source.on_prompt_shown = self._prompt_shown
+            else:
                 self._write(prompt)
-            self.prompt_visible = True
+                self.prompt_visible = True
             self._reading = True
             try:
                 line = await trio.to_thread.run_sync(source.read, prompt, abandon_on_cancel=True)
@@ -246,6 +261,9 @@ class LineReader:
                 self._waiters.remove(waiter)
                 if was_top and self._waiters and self._reading:
                     self._show(self._waiters[-1].prompt)
+
+    def _prompt_shown(self) -> None:
+        self.prompt_visible = True  # from the reading thread: a plain flag store
 
     @property
     def waiting(self) -> bool:

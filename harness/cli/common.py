@@ -8,6 +8,7 @@ import os
 import sys
 from collections.abc import Mapping
 from pathlib import Path
+from typing import IO
 
 from harness.paths import resolve_dsh_home
 from harness.profiles import ComposedProfile, compose_profile
@@ -15,6 +16,10 @@ from harness.profiles.compose import PROFILES_DIR
 from hookspecs.errors import DshError
 from hookspecs.scrub import scrub_text
 
+#: Ctrl-C stopped the command (128 + SIGINT, as a shell reports it)
+EXIT_INTERRUPTED = 130
+#: the reader of stdout went away (``harness run … | head -1``): 128 + SIGPIPE
+EXIT_BROKEN_PIPE = 141
 #: exit codes by turn-end reason
 EXIT_CODES: Mapping[str, int] = {
     "completed": 0,
@@ -22,9 +27,24 @@ EXIT_CODES: Mapping[str, int] = {
     "interrupted": 1,
     "max-tokens": 3,
     "blocked": 4,
-    "aborted": 130,
+    "aborted": EXIT_INTERRUPTED,
 }
 EXIT_USAGE = 2
+
+
+def discard_output(stream: IO[str]) -> None:
+    """Point ``stream``'s file descriptor at the null device after its reader
+    went away, so nothing written later (the interpreter's final flush
+    included) fails again."""
+    try:
+        fd = stream.fileno()
+    except (AttributeError, OSError, ValueError):  # not backed by a descriptor
+        return
+    devnull = os.open(os.devnull, os.O_WRONLY)
+    try:
+        os.dup2(devnull, fd)
+    finally:
+        os.close(devnull)
 
 
 class ScrubbingFormatter(logging.Formatter):

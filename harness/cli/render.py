@@ -12,7 +12,7 @@ from __future__ import annotations
 import json
 import re
 import sys
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from typing import Any, TextIO
 
 from hookspecs import hookimpl
@@ -26,6 +26,8 @@ from hookspecs.values import (
     StreamEnd,
     TextDelta,
 )
+
+from .common import discard_output
 
 DIM = "\x1b[2m"
 BOLD = "\x1b[1m"
@@ -146,6 +148,10 @@ class LiveRenderer:
 
     def __init__(self, out: TextIO | None = None, *, color: bool | None = None, show_reasoning: bool = False) -> None:
         self.out = out or sys.stdout
+        #: True once the reader of ``out`` went away; nothing more is written
+        self.closed = False
+        #: called once when that happens (the command stops its run)
+        self.on_closed: Callable[[], None] | None = None
         self.style = Style(self.out.isatty() if color is None else color)
         self.show_reasoning = show_reasoning
         self.agent_ids: set[str] = set()
@@ -157,8 +163,17 @@ class LiveRenderer:
         self.agent_ids.add(agent_id)
 
     def _write(self, text: str) -> None:
-        self.out.write(text)
-        self.out.flush()
+        if self.closed:
+            return
+        try:
+            self.out.write(text)
+            self.out.flush()
+        except BrokenPipeError:
+            # ``harness run … | head -1``: the reader is gone, which is no error
+            self.closed = True
+            discard_output(self.out)
+            if self.on_closed is not None:
+                self.on_closed()
 
     def _line(self, text: str) -> None:
         if self._mid_line:

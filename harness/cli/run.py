@@ -7,6 +7,7 @@ import json
 import signal
 import sys
 from collections.abc import Callable
+from contextlib import nullcontext
 from pathlib import Path
 from typing import Any
 
@@ -14,13 +15,13 @@ import trio
 
 from hookspecs.errors import DshError
 from hookspecs.protocols import CreateAgentOptions
-from hookspecs.values import AgentOptions, CancelCause, EventTypes, create_user_message
+from hookspecs.values import AgentOptions, CancelCause, CancelToken, EventTypes, create_user_message
 
 from ..host import HarnessHost, open_host
 from ..llm.routes import parse_route
 from ..profiles import ProfileRow
 from ..tools.builtin.bash import SANDBOX_MODES
-from .common import EXIT_CODES, EXIT_USAGE
+from .common import EXIT_BROKEN_PIPE, EXIT_CODES, EXIT_INTERRUPTED, EXIT_USAGE, discard_output
 from .render import LiveRenderer, message_text
 
 
@@ -81,16 +82,32 @@ async def drain(host: HarnessHost, agent: Any) -> None:
             return
 
 
-async def _interrupts(agent: Any, out: Any) -> None:
-    """First Ctrl-C aborts the running turn (a user abort); the second quits."""
-    with trio.open_signal_receiver(signal.SIGINT) as signals:
-        pressed = 0
+class Halt:
+    """Why ``harness run`` stops before its drain ends, and the one way to stop it.
+
+    The first Ctrl-C or a stdout whose reader went away aborts the running turn
+    (a user abort, so plugins cancel their work for it too), cancels a running
+    command and stops waiting for background work; the root's disposal then
+    cancels what is left, shielded and bounded."""
+
+    def __init__(self, agent: Any) -> None:
+        self.agent = agent
+        self.why: str | None = None
+        self.command = CancelToken()
+        self.scope = trio.CancelScope()
+
+    def __call__(self, why: str) -> None:
+        if self.why is not None:
+            return
+        self.why = why
+        user = CancelCause(by="user")
+        self.agent.cancel(user)
+        self.command.cancel(user)
+        self.scope.cancel()
+
+    async def on_interrupts(self, signals: Any) -> None:
         async for _ in signals:
-            pressed += 1
-            if pressed >= 2:
-                raise KeyboardInterrupt
-            if agent.cancel(CancelCause(by="user")):
-                print("\n(interrupted; press Ctrl-C again to quit)", file=out, flush=True)
+            self("interrupted")  # later presses change nothing: cleanup is bounded
 
 
 async def run_prompt(
@@ -99,25 +116,37 @@ async def run_prompt(
     out = out or sys.stdout
     cwd = workspace(args.cwd)
     options = agent_options(args.model)
+    # Ctrl-C is ours from the start to the end of cleanup: never a KeyboardInterrupt
+    receiver = nullcontext(None) if args.no_signals else trio.open_signal_receiver(signal.SIGINT)
+    with receiver as signals:
+        return await _run(args, rows, home, cwd, options, out, signals)
+
+
+async def _run(
+    args: argparse.Namespace,
+    rows: tuple[ProfileRow, ...],
+    home: Path,
+    cwd: Path,
+    options: AgentOptions,
+    out: Any,
+    signals: Any,
+) -> int:
     renderer = LiveRenderer(sys.stderr if args.json else out, show_reasoning=args.show_reasoning)
     async with open_host(rows=rows, dsh_home=home, cwd=cwd, headless=True, extra_plugins=[("console", renderer)]) as host:
         handle, unsubscribe = await attach_root(host, args.session, cwd, options, renderer, args.sandbox)
         agent = handle.agent
         start = agent.session.seq
+        halt = Halt(agent)
+        if not args.json:
+            renderer.on_closed = lambda: halt("broken-pipe")
+        code = -1
         try:
             async with trio.open_nursery() as nursery:
-                if not args.no_signals:
-                    nursery.start_soon(_interrupts, agent, sys.stderr)
-                if args.prompt.startswith("/"):
-                    result = await host.commands.execute(agent, args.prompt)
-                    if result is None:
-                        raise DshError(f"unknown command {args.prompt.split()[0]!r}; try /help", code="USAGE")
-                    print(result.text, file=out if result.kind == "success" else sys.stderr)
-                    code = 0 if result.kind == "success" else 1
-                else:
-                    agent.followup(create_user_message(args.prompt))
-                    code = -1
-                await drain(host, agent)
+                if signals is not None:
+                    nursery.start_soon(halt.on_interrupts, signals)
+                with halt.scope:
+                    code = await _send(host, agent, args.prompt, out, halt.command)
+                    await drain(host, agent)
                 nursery.cancel_scope.cancel()
         finally:
             unsubscribe()
@@ -126,26 +155,62 @@ async def run_prompt(
         if code < 0:
             kind = ends[-1].data["reason"]["kind"] if ends else "completed"
             code = EXIT_CODES.get(kind, 1)
-        if args.json:
-            final = ""
-            for event in events:
-                if event.type == EventTypes.ASSISTANT_MESSAGE:
-                    final = message_text(event.data.get("message")) or final
-            payload = {
-                "session_id": agent.id,
-                "exit_code": code,
-                "turns": [e.data for e in ends],
-                "final_text": final,
-                "events": [
-                    {"seq": e.seq, "type": e.type, "time": e.time, "data": e.data}
-                    for e in events
-                    if e.type != EventTypes.ASSISTANT_CHUNK
-                ],
-            }
-            json.dump(payload, out, ensure_ascii=False, indent=2)
-            out.write("\n")
+        if halt.why == "interrupted":
+            code = EXIT_INTERRUPTED
+            print("harness: interrupted", file=sys.stderr, flush=True)
+        if args.json and halt.why is None:
+            if not _write_json(out, _transcript(agent, events, ends, code)):
+                halt.why = "broken-pipe"
+        if halt.why == "broken-pipe":
+            code = EXIT_BROKEN_PIPE
         await handle.dispose()
         return code
+
+
+async def _send(host: HarnessHost, agent: Any, prompt: str, out: Any, cancel: CancelToken) -> int:
+    """Run a /command (its exit code) or queue the prompt for a turn (-1)."""
+    if not prompt.startswith("/"):
+        agent.followup(create_user_message(prompt))
+        return -1
+    result = await host.commands.execute(agent, prompt, cancel=cancel)
+    if result is None:
+        raise DshError(f"unknown command {prompt.split()[0]!r}; try /help", code="USAGE")
+    stream = out if result.kind == "success" else sys.stderr
+    try:
+        print(result.text, file=stream, flush=True)
+    except BrokenPipeError:
+        discard_output(stream)
+    return 0 if result.kind == "success" else 1
+
+
+def _transcript(agent: Any, events: Any, ends: Any, code: int) -> dict[str, Any]:
+    final = ""
+    for event in events:
+        if event.type == EventTypes.ASSISTANT_MESSAGE:
+            final = message_text(event.data.get("message")) or final
+    return {
+        "session_id": agent.id,
+        "exit_code": code,
+        "turns": [e.data for e in ends],
+        "final_text": final,
+        "events": [
+            {"seq": e.seq, "type": e.type, "time": e.time, "data": e.data}
+            for e in events
+            if e.type != EventTypes.ASSISTANT_CHUNK
+        ],
+    }
+
+
+def _write_json(out: Any, payload: dict[str, Any]) -> bool:
+    """Print the JSON transcript; False when the reader went away."""
+    try:
+        json.dump(payload, out, ensure_ascii=False, indent=2)
+        out.write("\n")
+        out.flush()
+    except BrokenPipeError:
+        discard_output(out)
+        return False
+    return True
 
 
 def add_sandbox_argument(parser: argparse.ArgumentParser) -> None:
