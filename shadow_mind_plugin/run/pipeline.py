@@ -107,7 +107,7 @@ class ReviewPipeline:
         ctx = self._ctx
         root = entry.owner.root
         definition = entry.definition
-        root_path = root_route(root.options.provider, root.options.model)
+        root_path = root_route(root)
         selection = model_selection(
             run_with_model=definition.run_with_model,
             reasoning_effort=definition.reasoning_effort,
