@@ -17,10 +17,8 @@ import trio
 from hookspecs.values import Capabilities, SubagentRequest, TextBlock, ToolFilter
 
 from ..contract import OUTPUT_SCHEMA
-from ..governance.holdout import redact
-from ..prompt import build_prompt
+from ..prompt import FramedPrompt, build_prompt, window_token_budget
 from ..routes import model_selection, root_route
-from ..tokens import prompt_token_budget
 from ..utf16 import u16len
 from ..vocabulary import CHILD_LABEL_PREFIX, PROVIDER_NAME, ReasonCode, Stage
 
@@ -61,6 +59,7 @@ class ReviewPipeline:
         failure: tuple[Stage, ReasonCode, BaseException] | None = None
         dispose_error: BaseException | None = None
         projection: Any = None
+        framed: _Framed | None = None
         result: Any = None
         run: Any = None
         keys: tuple[str, ...] = ()
@@ -73,7 +72,7 @@ class ReviewPipeline:
             framed = self._frame(entry, projection, keys)
             failure_code = ReasonCode.SUBAGENT_START_FAILED
             governance.set_stage(entry, Stage.START)
-            run = await self._ctx.host.subagents.start(PROVIDER_NAME, _request(entry, projection, framed))
+            run = await self._ctx.host.subagents.start(PROVIDER_NAME, _request(entry, framed))
             entry.view.child_session_id = run.id
             governance.debug(entry, "child-started")
             failure_code = ReasonCode.SUBAGENT_RESULT_FAILED
@@ -89,7 +88,9 @@ class ReviewPipeline:
                 governance.set_stage(entry, Stage.DISPOSE)
                 dispose_error = await _dispose(run)
         governance.quality_metadata(entry, result, failure)
-        self._outcomes.decide(entry, projection, result, failure, dispose_error, keys)
+        # refs are checked against what the reviewer was shown, not the whole projection
+        shown = framed.prompt if framed is not None else None
+        self._outcomes.decide(entry, shown, result, failure, dispose_error, keys)
 
     def _project(self, entry: RunEntry) -> Any:
         """The trajectory through the watermark, as the reviewer will read it."""
@@ -124,20 +125,20 @@ class ReviewPipeline:
         missing = [c for c in needed if not capabilities.get(c)]
         if missing:
             raise CapabilityError(f"Shadow Mind subagent provider lacks required capabilities: {', '.join(missing)}")
-        route = entry.frugal_route or definition.run_with_model or root_path
+        # the reviewer's own route bounds its prompt: the selection, else the root's
+        route = selection.route if selection is not None else root_path
         prompt = build_prompt(
             definition.name,
             definition.id,
             definition.prompt,
-            projection.text,
+            projection,
             entry.view.captured_through_seq,
             think_first=definition.think_first,
             max_prompt_chars=ctx.settings().max_prompt_chars,
-            max_prompt_tokens=prompt_token_budget(self._model_info(route)),
+            max_prompt_tokens=window_token_budget(self._model_info(route)),
+            keys=keys,
         )
-        if keys:
-            prompt = redact(prompt, keys)
-        entry.prompt_chars = u16len(prompt)
+        entry.prompt_chars = u16len(prompt.text)
         self._budget.spend(entry.owner, entry.prompt_chars, entry, "prompt")
         return _Framed(prompt=prompt, selection=selection, minimal=minimal, capabilities=capabilities)
 
@@ -153,13 +154,13 @@ class ReviewPipeline:
 
 @attrs.frozen(kw_only=True)
 class _Framed:
-    prompt: str
+    prompt: FramedPrompt
     selection: Any
     minimal: bool
     capabilities: Mapping[str, bool]
 
 
-def _request(entry: RunEntry, projection: Any, framed: _Framed) -> SubagentRequest:
+def _request(entry: RunEntry, framed: _Framed) -> SubagentRequest:
     definition = entry.definition
     selection = framed.selection
     extensions: dict[str, Any] = {}
@@ -174,10 +175,10 @@ def _request(entry: RunEntry, projection: Any, framed: _Framed) -> SubagentReque
     if definition.think_first:
         extensions[Capabilities.THINK_FIRST] = True
     if framed.capabilities.get("anchor_seqs"):
-        extensions["anchor_seqs"] = sorted(projection.seqs)
+        extensions["anchor_seqs"] = sorted(framed.prompt.seqs)
     return SubagentRequest(
         label=f"{CHILD_LABEL_PREFIX}{definition.id}",
-        prompt=(TextBlock(text=framed.prompt),),
+        prompt=(TextBlock(text=framed.prompt.text),),
         parent=entry.owner.root,
         cancel=entry.token,
         max_depth=1,
