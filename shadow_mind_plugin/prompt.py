@@ -98,6 +98,8 @@ class FramedPrompt:
     shown_seqs: tuple[int, int] | None = None
     #: the seq of the newest entry when only its head was shown
     cut_seq: int | None = None
+    #: how many UTF-16 units of that entry were shown
+    cut_chars: int | None = None
     #: ``sha256:<hex>`` of the trajectory body as sent (UTF-8)
     body_digest: str = ""
 
@@ -193,7 +195,7 @@ def _bounded(
         chars_left -= chars
         tokens_left -= tokens
         index -= 1
-    cut: int | None = None
+    cut: tuple[int, int] | None = None
     if not shown and index == len(entries):
         newest = entries[-1]
         text = _text(newest, keys)
@@ -202,7 +204,7 @@ def _bounded(
         if room > 0:
             head = u16slice(text, 0, _units(room))
             shown.append(f"{head}\n{cut_note(newest.seq, u16len(head), u16len(text))}")
-            cut = newest.seq
+            cut = (newest.seq, u16len(head))
             index -= 1
     elided = index
     parts = list(reversed(shown))
@@ -225,7 +227,7 @@ def _framed(
     body: str,
     shown: Sequence[Entry],
     elided: int,
-    cut: int | None,
+    cut: tuple[int, int] | None,
     keys: tuple[str, ...],
     entries: Sequence[Entry] | None = None,
     *,
@@ -242,6 +244,7 @@ def _framed(
         elided=elided,
         elided_seqs=(every[0].seq, every[elided - 1].seq) if elided else None,
         shown_seqs=(shown[0].seq, shown[-1].seq) if shown else None,
-        cut_seq=cut,
+        cut_seq=cut[0] if cut else None,
+        cut_chars=cut[1] if cut else None,
         body_digest="sha256:" + hashlib.sha256(body.encode("utf-8", "surrogatepass")).hexdigest(),
     )

@@ -50,7 +50,7 @@ from .messages import (
     message_to_json,
 )
 from .settings import SettingsDescriptor, SettingsOp, SettingsSpec, settings_key
-from .subagents import Capabilities, DelegatedPolicy, StopReasons, SubagentRequest, SubagentResult
+from .subagents import Capabilities, DelegatedPolicy, StopReasons, StoredPrompt, SubagentRequest, SubagentResult
 from .tools import (
     Allow,
     ApprovalOutcome,
@@ -132,6 +132,7 @@ __all__ = [
     "Capabilities",
     "DelegatedPolicy",
     "StopReasons",
+    "StoredPrompt",
     "SubagentRequest",
     "SubagentResult",
     "Allow",

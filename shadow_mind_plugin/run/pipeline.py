@@ -14,10 +14,11 @@ from typing import TYPE_CHECKING, Any
 import attrs
 import trio
 
-from hookspecs.values import Capabilities, SubagentRequest, TextBlock, ToolFilter
+from hookspecs.values import Capabilities, StoredPrompt, SubagentRequest, TextBlock, ToolFilter
 
 from ..contract import OUTPUT_SCHEMA
 from ..prompt import FramedPrompt, build_prompt, window_token_budget
+from ..prompt_record import stored_prompt
 from ..routes import model_selection, root_route
 from ..utf16 import u16len
 from ..vocabulary import CHILD_LABEL_PREFIX, PROVIDER_NAME, ReasonCode, Stage
@@ -58,7 +59,6 @@ class ReviewPipeline:
         failure_code = ReasonCode.TRAJECTORY_BUILD_FAILED
         failure: tuple[Stage, ReasonCode, BaseException] | None = None
         dispose_error: BaseException | None = None
-        projection: Any = None
         framed: _Framed | None = None
         result: Any = None
         run: Any = None
@@ -67,9 +67,9 @@ class ReviewPipeline:
             governance.set_stage(entry, Stage.PREPARE)
             if entry.definition.holdout:
                 keys = tuple(self._ctx.registry.holdout_keys(entry.definition.id))
-            projection = self._project(entry)
+            projection, disclosure = self._project(entry)
             failure_code = ReasonCode.MODEL_SELECTION_INVALID
-            framed = self._frame(entry, projection, keys)
+            framed = self._frame(entry, projection, disclosure, keys)
             failure_code = ReasonCode.SUBAGENT_START_FAILED
             governance.set_stage(entry, Stage.START)
             run = await self._ctx.host.subagents.start(PROVIDER_NAME, _request(entry, framed))
@@ -92,17 +92,20 @@ class ReviewPipeline:
         shown = framed.prompt if framed is not None else None
         self._outcomes.decide(entry, shown, result, failure, dispose_error, keys)
 
-    def _project(self, entry: RunEntry) -> Any:
-        """The trajectory through the watermark, as the reviewer will read it."""
+    def _project(self, entry: RunEntry) -> tuple[Any, str]:
+        """The trajectory through the watermark, as the reviewer will read it,
+        and the argument disclosure it was rendered with."""
         state = entry.owner
-        return state.run.projector.project(
+        disclosure = self._ctx.settings().argument_disclosure
+        projection = state.run.projector.project(
             state.root.session.events,
             entry.view.captured_through_seq,
-            disclosure=self._ctx.settings().argument_disclosure,
+            disclosure=disclosure,
             capture=entry.definition.capture,
         )
+        return projection, disclosure
 
-    def _frame(self, entry: RunEntry, projection: Any, keys: tuple[str, ...]) -> _Framed:
+    def _frame(self, entry: RunEntry, projection: Any, projection_disclosure: str, keys: tuple[str, ...]) -> _Framed:
         """Model selection, capability checks and the framed prompt (counted
         against the budget)."""
         ctx = self._ctx
@@ -140,7 +143,15 @@ class ReviewPipeline:
         )
         entry.prompt_chars = u16len(prompt.text)
         self._budget.spend(entry.owner, entry.prompt_chars, entry, "prompt")
-        return _Framed(prompt=prompt, selection=selection, minimal=minimal, capabilities=capabilities)
+        stored = stored_prompt(
+            prompt,
+            root_session_id=root.id,
+            watermark=entry.view.captured_through_seq,
+            capture=definition.capture,
+            disclosure=projection_disclosure,
+            holdout=bool(keys),
+        )
+        return _Framed(prompt=prompt, stored=stored, selection=selection, minimal=minimal, capabilities=capabilities)
 
     def _model_info(self, route: str | None) -> Any:
         if not route:
@@ -155,6 +166,8 @@ class ReviewPipeline:
 @attrs.frozen(kw_only=True)
 class _Framed:
     prompt: FramedPrompt
+    #: what the child's log keeps instead of a second copy of the trajectory
+    stored: StoredPrompt
     selection: Any
     minimal: bool
     capabilities: Mapping[str, bool]
@@ -179,6 +192,7 @@ def _request(entry: RunEntry, framed: _Framed) -> SubagentRequest:
     return SubagentRequest(
         label=f"{CHILD_LABEL_PREFIX}{definition.id}",
         prompt=(TextBlock(text=framed.prompt.text),),
+        stored_prompt=framed.stored,
         parent=entry.owner.root,
         cancel=entry.token,
         max_depth=1,
