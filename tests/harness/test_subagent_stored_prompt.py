@@ -53,7 +53,7 @@ async def test_the_log_keeps_the_stored_form_and_every_request_the_full_prompt(t
         result = await run.result()
         child_id = run.id
         await run.dispose()
-    assert [b.text for b in result.output] == ["answered from the full prompt"]
+    assert [b.text for b in result.output if isinstance(b, TextBlock)] == ["answered from the full prompt"]
     # both requests of the child's turn (before and after its tool call) carried the full text
     child_requests = [r for r in adapter.requests if r.metadata["delegation_depth"] == 1]
     assert len(child_requests) == 2
