@@ -99,7 +99,7 @@ class TriggerPath:
         if not definition.enabled or definition.id in state.trigger.cooldowns:
             cycle.scheduling = False
             return False
-        skipped = model_skip(definition.active_for_models, root_route(state.root))
+        skipped = model_skip(definition.active_for_models, root_route(state.root)) if definition.active_for_models else None
         if skipped is not None:
             cycle.scheduling = False
             cycle.skipped = skipped
