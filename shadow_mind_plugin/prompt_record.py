@@ -90,7 +90,7 @@ def rebuild_body(events: Sequence[SessionEvent], reference: Mapping[str, Any]) -
         return None
     entries = project(events, watermark, disclosure=disclosure, capture=capture).entries
     if not entries:
-        return EMPTY_TRAJECTORY
+        return u16slice(EMPTY_TRAJECTORY, 0, _int(reference.get("body_chars")))
     if elided > len(entries):
         return None
     parts = [entry.text for entry in entries[elided:]]
