@@ -140,6 +140,14 @@ class Agent(Protocol):
     def options(self) -> AgentOptions: ...
 
     @property
+    def resolved_route(self) -> str | None:
+        """The ``provider/model`` route the agent's requests start from (before
+        ``dsh_agent_request`` hooks): ``options`` when they name both parts, else
+        the host's default (the reference host: the profile's ``agent-loop.model``).
+        None when neither names a complete route. Read-only; never blocks."""
+        ...
+
+    @property
     def status(self) -> AgentStatus: ...
 
     @property

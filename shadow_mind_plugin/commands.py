@@ -189,6 +189,13 @@ def format_status(status: dict[str, Any]) -> str:
             f"  relay bound: {relays} relays since the last user message (maxRelayCyclesPerUserMessage {bound}); "
             "automatic reviews are skipped [RELAY_BOUND_REACHED] until the next user message"
         )
+    model_skip = status.get("model_skip")
+    if model_skip:
+        lines.append(
+            f"  model filter: the root's model {model_skip['root_route'] or '(unresolved)'} matches no "
+            f"active_for_models entry ({', '.join(model_skip['active_for_models'])}); "
+            "automatic reviews are skipped [MODEL_NOT_ACTIVE]"
+        )
     for active in status["active"]:
         lines.append(f"  running {active['shadow_id']}/{active['run_id']} at {active['stage']} (seq {active['captured_through_seq']})")
     for cooldown in status["cooldowns"]:

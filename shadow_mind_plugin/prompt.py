@@ -1,31 +1,111 @@
-"""Frame the Shadow's task prompt and trim the trajectory to the prompt bounds.
+"""Frame the Shadow's task prompt, bounded by the reviewer's model window.
 
-Building never fails: when the complete prompt would exceed the character bound
-(``maxPromptChars``) or the model's token budget, the oldest trajectory parts
-are dropped behind :data:`TRIM_MARKER` so the newest context survives. Sizes
-are UTF-16 units (the reference counts JavaScript string lengths).
+Building never fails. When the whole projection does not fit, the oldest
+**entries** (whole projected events) are left out behind one marker line that
+says how many and which seqs; if even the newest entry does not fit, its head
+is kept and a note says it was cut. The rendered-seq allowlist of the result
+(:attr:`FramedPrompt.seqs`) is exactly the entries shown. Sizes are UTF-16 units
+(the reference counts JavaScript string lengths) and estimated tokens.
+
+Two bounds apply together: the token budget of the reviewer's model
+(:func:`window_token_budget`) and ``maxPromptChars``.
 """
 
 from __future__ import annotations
 
+import hashlib
 import math
-from typing import Final
+from collections.abc import Iterable, Sequence
+from typing import TYPE_CHECKING, Final
 
+import attrs
+
+from .governance.holdout import redact
 from .tokens import estimate_tokens
 from .utf16 import u16len, u16slice
 
-#: Replaces the trajectory when nothing model-visible was captured or no room is left.
+if TYPE_CHECKING:
+    from hookspecs.values import ModelInfo
+
+    from .projection import Entry, Projection
+
+#: Replaces the trajectory when nothing model-visible was captured.
 EMPTY_TRAJECTORY: Final = "[no model-visible trajectory content]"
-#: Prefixed to a trimmed trajectory (59 UTF-16 units, an estimated 30 tokens).
-TRIM_MARKER: Final = "[earlier trajectory events trimmed to fit the prompt bound]"
-PART_SEPARATOR: Final = "\n\n"
-_MAX_SAFE_INTEGER: Final = 2**53 - 1
+ENTRY_SEPARATOR: Final = "\n\n"
+#: Share of the reviewer's context window its framed prompt may use; the rest is
+#: left for the host's system prompt and tool schemas, the reviewer's own tool
+#: calls and results, and its answer.
+PROMPT_WINDOW_SHARE: Final = 0.5
 
 #: Sent to a think-first child once its planning turn ends.
 THINK_FIRST_CONTINUATION: Final = (
     "Your plan is done. Investigate it now with the tools you have, "
     "then submit the required final result."
 )
+
+
+def elision_marker(count: int, first: int, last: int) -> str:
+    """The one line standing for the ``count`` oldest entries (seqs ``first``..``last``)."""
+    noun = "entry" if count == 1 else "entries"
+    seqs = f"seq {first}" if first == last else f"seqs {first} to {last}"
+    return f"[{count} earlier trajectory {noun} ({seqs}) left out to fit the reviewer's prompt bound; cite only the entries shown]"
+
+
+def cut_note(seq: int, shown: int, total: int) -> str:
+    """Follows the head of an entry too large for the bound on its own."""
+    return f"[entry seq={seq} cut to fit the reviewer's prompt bound: {shown} of {total} characters shown]"
+
+
+def window_token_budget(model_info: ModelInfo | None) -> int:
+    """Estimated tokens the framed prompt may use on the reviewer's model:
+    :data:`PROMPT_WINDOW_SHARE` of its context window, and no more than the
+    window minus ``max_output_tokens`` when the catalog gives that and it is
+    smaller. 0 means "window unknown, no model bound"."""
+    window = model_info.context_window if model_info is not None else None
+    if not _positive(window):
+        return 0
+    assert window is not None and model_info is not None
+    budget = math.floor(window * PROMPT_WINDOW_SHARE)
+    output = model_info.max_output_tokens
+    if _positive(output) and output is not None and 0 < window - output < budget:
+        budget = math.floor(window - output)
+    return max(budget, 1)
+
+
+def _positive(value: object) -> bool:
+    # hosts may hand over floats from JSON; bool is not a size
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        return False
+    return math.isfinite(value) and value > 0
+
+
+@attrs.frozen(kw_only=True)
+class FramedPrompt:
+    """The prompt as sent and what it shows of the trajectory."""
+
+    #: the complete prompt (holdout literals already redacted)
+    text: str
+    #: everything before the trajectory body
+    header: str
+    #: the rendered-seq allowlist: the seqs of the entries shown, and nothing else
+    seqs: frozenset[int]
+    #: entries of the projection, and how many of them were left out (the oldest)
+    entries: int = 0
+    elided: int = 0
+    #: first and last seq left out, when any
+    elided_seqs: tuple[int, int] | None = None
+    #: first and last seq shown, when any
+    shown_seqs: tuple[int, int] | None = None
+    #: the seq of the newest entry when only its head was shown
+    cut_seq: int | None = None
+    #: how many UTF-16 units of that entry were shown
+    cut_chars: int | None = None
+    #: ``sha256:<hex>`` of the trajectory body as sent (UTF-8)
+    body_digest: str = ""
+
+    @property
+    def body(self) -> str:
+        return self.text[len(self.header) + 1 :]
 
 
 def prompt_header(
@@ -66,57 +146,105 @@ def build_prompt(
     definition_name: str,
     definition_id: str,
     instructions: str,
-    trajectory_text: str,
+    projection: Projection,
     watermark: int,
     *,
     think_first: bool,
     max_prompt_chars: int = 0,
     max_prompt_tokens: int = 0,
-) -> str:
-    """The complete child prompt. A bound ≤ 0 is no bound; the header is never cut."""
+    keys: Iterable[str] = (),
+) -> FramedPrompt:
+    """The complete child prompt. A bound ≤ 0 is no bound; the header is never
+    cut. Holdout ``keys`` are redacted before anything is measured, so the
+    bounds hold for the text sent."""
+    keys = tuple(keys)
     header = prompt_header(definition_name, definition_id, instructions, watermark, think_first=think_first)
-    body = trajectory_text or EMPTY_TRAJECTORY
-    char_budget = max_prompt_chars - u16len(header) - 1 if max_prompt_chars > 0 else math.inf
-    token_budget = max_prompt_tokens - estimate_tokens(header) if max_prompt_tokens > 0 else math.inf
-    if u16len(body) > char_budget or estimate_tokens(body) > token_budget:
-        if char_budget <= 0 or token_budget <= 0:
-            body = EMPTY_TRAJECTORY
-        else:
-            body = trim_trajectory(body, char_budget, token_budget)
-    return f"{header}\n{body}"
+    if keys:
+        header = redact(header, keys)
+    char_room = max_prompt_chars - u16len(header) - 1 if max_prompt_chars > 0 else math.inf
+    token_room = max_prompt_tokens - estimate_tokens(header) - 1 if max_prompt_tokens > 0 else math.inf
+    entries = projection.entries
+    if not entries:
+        return _framed(header, u16slice(EMPTY_TRAJECTORY, 0, _units(char_room)), (), 0, None, keys)
+    whole = redact(projection.text, keys) if keys else projection.text
+    if (char_room == math.inf or u16len(whole) <= char_room) and (
+        token_room == math.inf or estimate_tokens(whole) <= token_room
+    ):
+        return _framed(header, whole, entries, 0, None, keys, seqs=projection.seqs)
+    return _bounded(header, entries, char_room, token_room, keys)
 
 
-def trim_trajectory(text: str, char_budget: float, token_budget: float) -> str:
-    """Keep the newest ``\\n\\n``-separated parts that fit both budgets behind the marker.
-
-    Parts are paragraphs, not whole events. The last part is always kept (cut
-    from its end when it alone is too large: its head survives).
-    """
-    content_chars = char_budget - u16len(TRIM_MARKER) - u16len(PART_SEPARATOR)
-    content_tokens = token_budget - estimate_tokens(TRIM_MARKER) - estimate_tokens(PART_SEPARATOR)
-    if content_chars <= 0 or content_tokens <= 0:
-        return u16slice(TRIM_MARKER, 0, int(max(0, min(char_budget, _MAX_SAFE_INTEGER))))
-    parts = text.split(PART_SEPARATOR)
-    start = _first_fitting_part(parts, content_chars, content_tokens)
-    kept = PART_SEPARATOR.join(parts[start:])
-    if u16len(kept) > content_chars:
-        kept = u16slice(kept, 0, int(content_chars))
-    if estimate_tokens(kept) > content_tokens:
-        kept = u16slice(kept, 0, int(content_tokens))
-    return f"{TRIM_MARKER}{PART_SEPARATOR}{kept}"
-
-
-def _first_fitting_part(parts: list[str], char_budget: float, token_budget: float) -> int:
-    """The smallest index before the last whose suffix fits both budgets, else the last."""
-    last = len(parts) - 1
-    chars = u16len(parts[last])
-    tokens = estimate_tokens(parts[last])
-    start = last
-    # suffix sums only grow going left, so stop at the first index that no longer fits
-    for index in range(last - 1, -1, -1):
-        chars += u16len(parts[index]) + 2
-        tokens += estimate_tokens(parts[index]) + 1
-        if chars > char_budget or tokens > token_budget:
+def _bounded(
+    header: str, entries: Sequence[Entry], char_room: float, token_room: float, keys: tuple[str, ...]
+) -> FramedPrompt:
+    """The newest entries that fit behind the marker. Walks from the newest and
+    stops at the first that does not fit, so the cost follows what is shown."""
+    # room for the widest marker this projection can need (its numbers only shrink)
+    widest = elision_marker(len(entries), entries[0].seq, entries[-1].seq)
+    chars_left = char_room - u16len(widest) - u16len(ENTRY_SEPARATOR)
+    tokens_left = token_room - estimate_tokens(widest) - 1
+    shown: list[str] = []
+    index = len(entries)
+    while index > 0:
+        text = _text(entries[index - 1], keys)
+        chars = u16len(text) + (u16len(ENTRY_SEPARATOR) if shown else 0)
+        tokens = estimate_tokens(text) + (1 if shown else 0)
+        if chars > chars_left or tokens > tokens_left:
             break
-        start = index
-    return start
+        shown.append(text)
+        chars_left -= chars
+        tokens_left -= tokens
+        index -= 1
+    cut: tuple[int, int] | None = None
+    if not shown and index == len(entries):
+        newest = entries[-1]
+        text = _text(newest, keys)
+        note = cut_note(newest.seq, u16len(text), u16len(text))
+        room = min(chars_left, tokens_left) - u16len(note) - 1  # a token is at least one unit
+        if room > 0:
+            head = u16slice(text, 0, _units(room))
+            shown.append(f"{head}\n{cut_note(newest.seq, u16len(head), u16len(text))}")
+            cut = (newest.seq, u16len(head))
+            index -= 1
+    elided = index
+    parts = list(reversed(shown))
+    if elided:
+        marker = elision_marker(elided, entries[0].seq, entries[elided - 1].seq)
+        parts.insert(0, u16slice(marker, 0, _units(char_room)) if not shown else marker)
+    return _framed(header, ENTRY_SEPARATOR.join(parts), entries[elided:], elided, cut, keys, entries)
+
+
+def _text(entry: Entry, keys: tuple[str, ...]) -> str:
+    return redact(entry.text, keys) if keys else entry.text
+
+
+def _units(room: float) -> int | None:
+    return None if room == math.inf else max(0, int(room))
+
+
+def _framed(
+    header: str,
+    body: str,
+    shown: Sequence[Entry],
+    elided: int,
+    cut: tuple[int, int] | None,
+    keys: tuple[str, ...],
+    entries: Sequence[Entry] | None = None,
+    *,
+    seqs: frozenset[int] | None = None,
+) -> FramedPrompt:
+    every = shown if entries is None else entries
+    if keys:
+        body = redact(body, keys)  # backstop: a literal spanning the marker or a separator
+    return FramedPrompt(
+        text=f"{header}\n{body}",
+        header=header,
+        seqs=seqs if seqs is not None else frozenset(entry.seq for entry in shown),
+        entries=len(every),
+        elided=elided,
+        elided_seqs=(every[0].seq, every[elided - 1].seq) if elided else None,
+        shown_seqs=(shown[0].seq, shown[-1].seq) if shown else None,
+        cut_seq=cut[0] if cut else None,
+        cut_chars=cut[1] if cut else None,
+        body_digest="sha256:" + hashlib.sha256(body.encode("utf-8", "surrogatepass")).hexdigest(),
+    )

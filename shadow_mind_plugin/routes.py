@@ -3,9 +3,12 @@
 from __future__ import annotations
 
 import re
-from typing import Final
+from typing import TYPE_CHECKING, Final
 
 import attrs
+
+if TYPE_CHECKING:
+    from hookspecs.protocols import Agent
 
 # JavaScript's ``\s`` (the reference pattern is a JS regex); Python's ``\s``
 # differs at the edges (it includes U+001C..U+001F, omits U+FEFF).
@@ -45,11 +48,12 @@ def parse_route(route: str, key: str) -> tuple[str, str]:
     return provider, model
 
 
-def root_route(provider: str | None, model: str | None) -> str | None:
-    """The root's route when both parts are known and non-empty."""
-    if not provider or not model:
-        return None
-    return f"{provider}/{model}"
+def root_route(agent: Agent) -> str | None:
+    """The root's resolved route (``Agent.resolved_route``: its options, else the
+    host's default such as the profile's model), or None when the host resolves
+    none or hands over something that is not ``provider/model``."""
+    route = agent.resolved_route
+    return route if isinstance(route, str) and is_route(route) else None
 
 
 @attrs.frozen(kw_only=True)

@@ -91,6 +91,8 @@ class ReasonCode(StrEnum):
     # skips
     #: a review was not started: relay-driven cycles reached ``maxRelayCyclesPerUserMessage``
     RELAY_BOUND_REACHED = "RELAY_BOUND_REACHED"
+    #: a review was not started: the root's resolved model matches no ``active_for_models`` entry
+    MODEL_NOT_ACTIVE = "MODEL_NOT_ACTIVE"
     # failures
     SCHEDULING_FAILED = "SCHEDULING_FAILED"
     TRAJECTORY_BUILD_FAILED = "TRAJECTORY_BUILD_FAILED"

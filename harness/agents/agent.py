@@ -24,7 +24,7 @@ from ..sessions.history import derive_messages
 from ..tools.registry import check_tool_definition
 from .inbox import Inbox, InboxItem
 from .scope import AgentScopeImpl
-from .turn import run_turn_body
+from .turn import resolve_route, run_turn_body
 
 if TYPE_CHECKING:
     from ..runtime import Runtime
@@ -111,6 +111,11 @@ class LoopAgent:
     @options.setter
     def options(self, value: AgentOptions) -> None:
         self._options = value
+
+    @property
+    def resolved_route(self) -> str | None:
+        route = resolve_route(self._options, self.runtime.loop_settings())
+        return f"{route[0]}/{route[1]}" if route is not None else None
 
     @property
     def status(self) -> AgentStatus:

@@ -42,6 +42,9 @@ from ..sessions.history import committed_message
 from ..tools.scheduler import run_tool_calls
 
 if TYPE_CHECKING:
+    from hookspecs.values import AgentOptions
+
+    from ..loop_settings import AgentLoopSettings
     from ..runtime import LoopAgentView
 
 
@@ -149,18 +152,29 @@ async def run_step(
         session.append(EventTypes.STEP_END, {"turn": turn, "step": step})
 
 
-def base_config(agent: LoopAgentView) -> LlmCallConfig:
-    """The request config from the agent's options, falling back to agent-loop settings."""
-    settings = agent.runtime.loop_settings()
-    options = agent.options
+def resolve_route(options: AgentOptions, settings: AgentLoopSettings) -> tuple[str, str] | None:
+    """``(provider, model)`` from the agent's options, else from ``agent-loop.model``;
+    None when neither names both parts. One resolution for requests and for
+    :attr:`hookspecs.protocols.Agent.resolved_route`."""
     provider, model = options.provider, options.model
     if not (provider and model) and settings.model:
         provider, _, model = settings.model.partition("/")
     if not (provider and model):
+        return None
+    return provider, model
+
+
+def base_config(agent: LoopAgentView) -> LlmCallConfig:
+    """The request config from the agent's options, falling back to agent-loop settings."""
+    settings = agent.runtime.loop_settings()
+    options = agent.options
+    route = resolve_route(options, settings)
+    if route is None:
         raise LlmError(
             "no model configured: pass --model provider/model or set agent-loop.model in the profile",
             code="NO_MODEL",
         )
+    provider, model = route
     return LlmCallConfig(
         provider=provider,
         model=model,

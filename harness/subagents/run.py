@@ -4,10 +4,14 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+import attrs
+
+from hookspecs import hookimpl
 from hookspecs.protocols import FinishRun
 from hookspecs.values import (
     CancelCause,
     EventTypes,
+    Message,
     StopReasons,
     SubagentRequest,
     SubagentResult,
@@ -79,7 +83,16 @@ class InProcessRun:
     def start(self) -> None:
         self._remove_listener = self._request.cancel.add_listener(self._on_cancel)
         if not self._cancelled:
-            self._agent.followup(create_user_message(self._request.prompt, source={"kind": "user"}))
+            prompt = create_user_message(self._request.prompt, source={"kind": "user"})
+            stored = self._request.stored_prompt
+            if stored is not None:
+                # the log keeps the stored form; the first request swaps the full text back in
+                record = attrs.evolve(
+                    prompt, content=tuple(stored.content), source={"kind": "user", "stored_prompt": dict(stored.reference)}
+                )
+                self._agent.scope.add_plugin(_FullPrompt(prompt), name="stored-prompt")
+                prompt = record
+            self._agent.followup(prompt)
 
     def _on_cancel(self, reason: Any) -> None:
         self._cancelled = True
@@ -149,6 +162,27 @@ class InProcessRun:
         if self._finish is not None:
             result = self._finish(result, self._agent)
         return result
+
+
+class _FullPrompt:
+    """Puts the full prompt into the child's in-memory history in place of the
+    stored form its log holds (same message id), before any request is built.
+    ``dsh_agent_request`` runs after the step's messages entered the history
+    and before the request is assembled from it."""
+
+    def __init__(self, full: Message) -> None:
+        self._full = full
+        self._done = False
+
+    @hookimpl(tryfirst=True)
+    async def dsh_agent_request(self, agent: Any, call_next: Any) -> Any:
+        if not self._done:
+            history = agent.history
+            for index, message in enumerate(history):
+                if message.id == self._full.id:
+                    history[index] = self._full
+                    self._done = True
+        return await call_next()
 
 
 def _reason_text(reason: Any) -> str | None:

@@ -9,9 +9,10 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
-from hookspecs.errors import SubagentError
+from hookspecs.errors import JsonDataError, SubagentError
 from hookspecs.protocols import Agent, SubagentProvider, SubagentRun
 from hookspecs.values import Capabilities, SubagentRequest, SubagentResult
+from hookspecs.values.json import check_json
 
 from ..cleanup import shielded_cleanup
 from ..tools.schema import check_object_schema
@@ -89,6 +90,11 @@ class SubagentServiceImpl:
                 raise SubagentError(str(exc), code="INVALID_OUTPUT_SCHEMA") from None
         if request.max_depth is not None and (type(request.max_depth) is not int or request.max_depth < 0):
             raise SubagentError("max_depth must be a non-negative integer", code="INVALID_REQUEST")
+        if request.stored_prompt is not None:
+            try:
+                check_json(request.stored_prompt.reference, "stored_prompt.reference")
+            except JsonDataError as exc:
+                raise SubagentError(str(exc), code="INVALID_REQUEST") from None
         run = await provider.start(request)
         tracked = TrackedRun(run, request, self._hooks)
         self._hooks.subagent_started(request.parent, tracked, request)

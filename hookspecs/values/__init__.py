@@ -66,7 +66,7 @@ from .messages import (
     message_to_json,
 )
 from .settings import SettingsDescriptor, SettingsOp, SettingsSpec, settings_key
-from .subagents import Capabilities, DelegatedPolicy, StopReasons, SubagentRequest, SubagentResult
+from .subagents import Capabilities, DelegatedPolicy, StopReasons, StoredPrompt, SubagentRequest, SubagentResult
 from .tools import (
     Allow,
     ApprovalOutcome,
@@ -158,6 +158,7 @@ __all__ = [
     "Capabilities",
     "DelegatedPolicy",
     "StopReasons",
+    "StoredPrompt",
     "SubagentRequest",
     "SubagentResult",
     "Allow",

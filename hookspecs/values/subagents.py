@@ -45,6 +45,22 @@ class StopReasons:
 
 
 @attrs.frozen(kw_only=True)
+class StoredPrompt:
+    """What a child's log keeps in place of a large prompt whose text can be
+    rebuilt from elsewhere (e.g. a projection of the parent's own log).
+
+    :param content: the child's first ``user/message`` content as stored (say,
+        the prompt's instructions verbatim and one line naming the reference).
+    :param reference: JSON; caller-defined keys that say how to rebuild the
+        omitted text. The host stores it verbatim as the message source's
+        ``stored_prompt``.
+    """
+
+    content: tuple[ContentBlock, ...]
+    reference: dict[str, Any] = attrs.field(factory=dict)
+
+
+@attrs.frozen(kw_only=True)
 class SubagentRequest:
     """What a caller asks of a provider.
 
@@ -56,6 +72,9 @@ class SubagentRequest:
         ``structured_output`` tool with these parameters.
     :param extensions: provider-specific fields; each key is also a capability
         name (``model_selection``, ``context_inheritance``, ``think_first``...).
+    :param stored_prompt: when set, the child's log holds this form of the
+        first message while the live request still sends ``prompt`` in full; a
+        host that cannot split the two may ignore it and store ``prompt``.
     """
 
     label: str
@@ -68,6 +87,7 @@ class SubagentRequest:
     tool_filter: ToolFilter | None = None
     persona: str | None = None
     extensions: dict[str, Any] = attrs.field(factory=dict)
+    stored_prompt: StoredPrompt | None = None
 
 
 @attrs.frozen(kw_only=True)

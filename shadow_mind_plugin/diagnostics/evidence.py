@@ -11,10 +11,11 @@ from collections import Counter
 from collections.abc import Mapping, Sequence
 from typing import Any, Final
 
-from hookspecs.values import EventTypes
+from hookspecs.values import EventTypes, SessionEvent
 from hookspecs.values.messages import ReasoningBlock, TextBlock, ToolCallBlock
 
 from ..governance.telemetry import INVALID_ARGS
+from ..prompt_record import digest, rebuild_body
 from .sessions import SessionLogs, iso_ms
 
 #: Characters of an assistant text head or a reason text.
@@ -66,6 +67,7 @@ def child_evidence(sessions: SessionLogs, session_id: str, *, last_events: int, 
     error_codes: Counter[str] = Counter()
     invalid_args: Counter[str] = Counter()
     prompt_chars = None
+    reference: dict[str, Any] | None = None
     text_chars = 0
     retries = 0
     for event in events:
@@ -93,7 +95,13 @@ def child_evidence(sessions: SessionLogs, session_id: str, *, last_events: int, 
                 stops.append(data["stop"])
             text_chars += sum(len(text) for text in _texts(data.get("message")))
         elif kind == EventTypes.USER_MESSAGE and prompt_chars is None:
-            prompt_chars = sum(len(text) for text in _texts(data.get("message")))
+            message = _dict(data.get("message"))
+            stored = _dict(message.get("source")).get("stored_prompt")
+            if isinstance(stored, dict):
+                reference = prompt_reference(sessions, stored)
+                prompt_chars = stored.get("prompt_chars")
+            else:
+                prompt_chars = sum(len(text) for text in _texts(message))
         elif kind == EventTypes.LLM_RETRY:
             retries += 1
     descriptor = sessions.descriptor(session_id)
@@ -112,6 +120,7 @@ def child_evidence(sessions: SessionLogs, session_id: str, *, last_events: int, 
         "damaged_lines": skipped,
         "counts": dict(sorted(counts.items())),
         "prompt_chars": prompt_chars,
+        "prompt_reference": reference,
         "assistant_text_chars": text_chars,
         "stops": stops,
         "routes": routes,
@@ -124,6 +133,40 @@ def child_evidence(sessions: SessionLogs, session_id: str, *, last_events: int, 
         "last_events": [summarize_event(event, show_text=show_text) for event in last],
         "chunks_omitted": counts.get(EventTypes.ASSISTANT_CHUNK, 0),
     }
+
+
+#: What a trace shows of a stored prompt's reference (never text).
+REFERENCE_FIELDS: Final = (
+    "root_session_id", "watermark", "capture", "disclosure", "entries", "shown", "shown_seqs", "elided",
+    "elided_seqs", "cut_seq", "prompt_chars", "body_chars", "body_digest",
+)
+
+
+def prompt_reference(sessions: SessionLogs, stored: Mapping[str, Any]) -> dict[str, Any]:
+    """The stored prompt's reference and whether re-projecting the root's log
+    through the watermark gives the text that was sent: ``verified``,
+    ``differs``, or ``unchecked`` (holdout, an unknown form or a missing root log)."""
+    out = pick(stored, REFERENCE_FIELDS)
+    root_id = stored.get("root_session_id")
+    body = None
+    if isinstance(root_id, str) and sessions.exists(root_id):
+        events, _ = sessions.events(root_id)
+        body = rebuild_body([_event(e) for e in events if isinstance(e.get("seq"), int)], stored)
+    if body is None:
+        out["check"] = "unchecked"
+    else:
+        out["check"] = "verified" if digest(body) == stored.get("body_digest") else "differs"
+    return out
+
+
+def _event(record: Mapping[str, Any]) -> SessionEvent:
+    time = record.get("time")
+    return SessionEvent(
+        type=str(record.get("type")),
+        seq=record["seq"],
+        time=time if isinstance(time, (int, float)) else 0,
+        data=record.get("data") if isinstance(record.get("data"), dict) else {},
+    )
 
 
 def turn_end_reason(reason: Any, *, show_text: bool) -> dict[str, Any]:
@@ -175,6 +218,9 @@ def _summary(kind: str, data: Mapping[str, Any], *, show_text: bool) -> str | No
         message = _dict(data.get("message"))
         source = _dict(message.get("source"))
         chars = sum(len(text) for text in _texts(message))
+        stored = source.get("stored_prompt")
+        if isinstance(stored, dict):
+            return f"from {source.get('kind', '?')}, {chars} chars stored, {stored.get('prompt_chars')} sent (trajectory by reference)"
         return f"from {source.get('kind', '?')}, {chars} chars"
     if kind == EventTypes.ASSISTANT_MESSAGE:
         return _summarize_assistant(data, show_text=show_text)

@@ -206,6 +206,9 @@ def render_child(child: Mapping[str, Any]) -> list[str]:
         f"  prompt {_fmt(child['prompt_chars'])} chars · assistant text {child['assistant_text_chars']} chars · "
         f"stops {_fmt(child['stops'])} · retries {child['retries']}"
     )
+    reference = child.get("prompt_reference")
+    if reference:
+        out.append(_reference_line(reference))
     routes = "; ".join(
         f"seq {r.get('seq')} {r.get('provider')}/{r.get('model')}"
         + (f" effort {r['reasoning_effort']}" if r.get("reasoning_effort") else "")
@@ -289,3 +292,19 @@ def render_health(result: Mapping[str, Any], *, repair: bool) -> str:
                 "lines, keeping valid ones) and fix file and directory modes."
             )
     return "\n".join(out) + "\n"
+
+
+def _reference_line(reference: dict[str, Any]) -> str:
+    """The stored prompt's reference: where its trajectory is and what it showed."""
+    shown = reference.get("shown_seqs")
+    elided = reference.get("elided_seqs")
+    seqs = f" (seqs {shown[0]}–{shown[1]})" if isinstance(shown, list) and len(shown) == 2 else ""
+    left = f" (seqs {elided[0]}–{elided[1]})" if isinstance(elided, list) and len(elided) == 2 else ""
+    cut = f", seq {reference['cut_seq']} cut" if reference.get("cut_seq") is not None else ""
+    digest = str(reference.get("body_digest") or "-")[:19]
+    return (
+        f"  prompt trajectory by reference: root {_fmt(reference.get('root_session_id'))} through seq "
+        f"{_fmt(reference.get('watermark'))} (capture {_fmt(reference.get('capture'))}, disclosure "
+        f"{_fmt(reference.get('disclosure'))}); {_fmt(reference.get('shown'))} of {_fmt(reference.get('entries'))} "
+        f"entries shown{seqs}, {_fmt(reference.get('elided'))} left out{left}{cut}; {digest}… {reference.get('check')}"
+    )

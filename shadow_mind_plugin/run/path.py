@@ -73,7 +73,7 @@ class RunPath:
             return None
         frugal = ctx.settings().frugal_shadow_model if tier == BudgetTier.FRUGAL else None
         escalated = state.trigger.pending_escalations.pop(definition.id, None)
-        root = root_route(state.root.options.provider, state.root.options.model)
+        root = root_route(state.root)
         route = frugal or definition.run_with_model or root
         keys = self._holdout_keys(definition)
         view = RunView(

@@ -14,13 +14,12 @@ from typing import TYPE_CHECKING, Any
 import attrs
 import trio
 
-from hookspecs.values import Capabilities, SubagentRequest, TextBlock, ToolFilter
+from hookspecs.values import Capabilities, StoredPrompt, SubagentRequest, TextBlock, ToolFilter
 
 from ..contract import OUTPUT_SCHEMA
-from ..governance.holdout import redact
-from ..prompt import build_prompt
+from ..prompt import FramedPrompt, build_prompt, window_token_budget
+from ..prompt_record import stored_prompt
 from ..routes import model_selection, root_route
-from ..tokens import prompt_token_budget
 from ..utf16 import u16len
 from ..vocabulary import CHILD_LABEL_PREFIX, PROVIDER_NAME, ReasonCode, Stage
 
@@ -60,7 +59,7 @@ class ReviewPipeline:
         failure_code = ReasonCode.TRAJECTORY_BUILD_FAILED
         failure: tuple[Stage, ReasonCode, BaseException] | None = None
         dispose_error: BaseException | None = None
-        projection: Any = None
+        framed: _Framed | None = None
         result: Any = None
         run: Any = None
         keys: tuple[str, ...] = ()
@@ -68,12 +67,12 @@ class ReviewPipeline:
             governance.set_stage(entry, Stage.PREPARE)
             if entry.definition.holdout:
                 keys = tuple(self._ctx.registry.holdout_keys(entry.definition.id))
-            projection = self._project(entry)
+            projection, disclosure = self._project(entry)
             failure_code = ReasonCode.MODEL_SELECTION_INVALID
-            framed = self._frame(entry, projection, keys)
+            framed = self._frame(entry, projection, disclosure, keys)
             failure_code = ReasonCode.SUBAGENT_START_FAILED
             governance.set_stage(entry, Stage.START)
-            run = await self._ctx.host.subagents.start(PROVIDER_NAME, _request(entry, projection, framed))
+            run = await self._ctx.host.subagents.start(PROVIDER_NAME, _request(entry, framed))
             entry.view.child_session_id = run.id
             governance.debug(entry, "child-started")
             failure_code = ReasonCode.SUBAGENT_RESULT_FAILED
@@ -89,25 +88,30 @@ class ReviewPipeline:
                 governance.set_stage(entry, Stage.DISPOSE)
                 dispose_error = await _dispose(run)
         governance.quality_metadata(entry, result, failure)
-        self._outcomes.decide(entry, projection, result, failure, dispose_error, keys)
+        # refs are checked against what the reviewer was shown, not the whole projection
+        shown = framed.prompt if framed is not None else None
+        self._outcomes.decide(entry, shown, result, failure, dispose_error, keys)
 
-    def _project(self, entry: RunEntry) -> Any:
-        """The trajectory through the watermark, as the reviewer will read it."""
+    def _project(self, entry: RunEntry) -> tuple[Any, str]:
+        """The trajectory through the watermark, as the reviewer will read it,
+        and the argument disclosure it was rendered with."""
         state = entry.owner
-        return state.run.projector.project(
+        disclosure = self._ctx.settings().argument_disclosure
+        projection = state.run.projector.project(
             state.root.session.events,
             entry.view.captured_through_seq,
-            disclosure=self._ctx.settings().argument_disclosure,
+            disclosure=disclosure,
             capture=entry.definition.capture,
         )
+        return projection, disclosure
 
-    def _frame(self, entry: RunEntry, projection: Any, keys: tuple[str, ...]) -> _Framed:
+    def _frame(self, entry: RunEntry, projection: Any, projection_disclosure: str, keys: tuple[str, ...]) -> _Framed:
         """Model selection, capability checks and the framed prompt (counted
         against the budget)."""
         ctx = self._ctx
         root = entry.owner.root
         definition = entry.definition
-        root_path = root_route(root.options.provider, root.options.model)
+        root_path = root_route(root)
         selection = model_selection(
             run_with_model=definition.run_with_model,
             reasoning_effort=definition.reasoning_effort,
@@ -124,22 +128,30 @@ class ReviewPipeline:
         missing = [c for c in needed if not capabilities.get(c)]
         if missing:
             raise CapabilityError(f"Shadow Mind subagent provider lacks required capabilities: {', '.join(missing)}")
-        route = entry.frugal_route or definition.run_with_model or root_path
+        # the reviewer's own route bounds its prompt: the selection, else the root's
+        route = selection.route if selection is not None else root_path
         prompt = build_prompt(
             definition.name,
             definition.id,
             definition.prompt,
-            projection.text,
+            projection,
             entry.view.captured_through_seq,
             think_first=definition.think_first,
             max_prompt_chars=ctx.settings().max_prompt_chars,
-            max_prompt_tokens=prompt_token_budget(self._model_info(route)),
+            max_prompt_tokens=window_token_budget(self._model_info(route)),
+            keys=keys,
         )
-        if keys:
-            prompt = redact(prompt, keys)
-        entry.prompt_chars = u16len(prompt)
+        entry.prompt_chars = u16len(prompt.text)
         self._budget.spend(entry.owner, entry.prompt_chars, entry, "prompt")
-        return _Framed(prompt=prompt, selection=selection, minimal=minimal, capabilities=capabilities)
+        stored = stored_prompt(
+            prompt,
+            root_session_id=root.id,
+            watermark=entry.view.captured_through_seq,
+            capture=definition.capture,
+            disclosure=projection_disclosure,
+            holdout=bool(keys),
+        )
+        return _Framed(prompt=prompt, stored=stored, selection=selection, minimal=minimal, capabilities=capabilities)
 
     def _model_info(self, route: str | None) -> Any:
         if not route:
@@ -153,13 +165,15 @@ class ReviewPipeline:
 
 @attrs.frozen(kw_only=True)
 class _Framed:
-    prompt: str
+    prompt: FramedPrompt
+    #: what the child's log keeps instead of a second copy of the trajectory
+    stored: StoredPrompt
     selection: Any
     minimal: bool
     capabilities: Mapping[str, bool]
 
 
-def _request(entry: RunEntry, projection: Any, framed: _Framed) -> SubagentRequest:
+def _request(entry: RunEntry, framed: _Framed) -> SubagentRequest:
     definition = entry.definition
     selection = framed.selection
     extensions: dict[str, Any] = {}
@@ -174,10 +188,11 @@ def _request(entry: RunEntry, projection: Any, framed: _Framed) -> SubagentReque
     if definition.think_first:
         extensions[Capabilities.THINK_FIRST] = True
     if framed.capabilities.get("anchor_seqs"):
-        extensions["anchor_seqs"] = sorted(projection.seqs)
+        extensions["anchor_seqs"] = sorted(framed.prompt.seqs)
     return SubagentRequest(
         label=f"{CHILD_LABEL_PREFIX}{definition.id}",
-        prompt=(TextBlock(text=framed.prompt),),
+        prompt=(TextBlock(text=framed.prompt.text),),
+        stored_prompt=framed.stored,
         parent=entry.owner.root,
         cancel=entry.token,
         max_depth=1,

@@ -10,6 +10,7 @@ from hookspecs.errors import DshError
 from ..coordination.path import recent_reviews
 from ..core.clock import iso
 from ..governance import value
+from ..trigger.models import default_model_skip
 from ..vocabulary import DEFAULT_SHADOW_ID, CancellationSource, Phase, ReasonCode
 
 if TYPE_CHECKING:
@@ -75,6 +76,7 @@ class Controls:
                 "pending_escalations": [],
                 "relays_since_user_message": 0,
                 "relay_bound": self._ctx.settings().max_relay_cycles_per_user_message,
+                "model_skip": default_model_skip(self._ctx.registry.list(), agent),
                 "recent_reviews": [],
                 "settings_notes": notes,
             }
@@ -107,6 +109,7 @@ class Controls:
             "pending_escalations": sorted(trigger.pending_escalations),
             "relays_since_user_message": state.output.relays_since_user,
             "relay_bound": self._ctx.settings().max_relay_cycles_per_user_message,
+            "model_skip": default_model_skip(self._ctx.registry.list(), agent),
             "recent_reviews": recent_reviews(state),
             "value_loop": value.stats(state),
             "settings_notes": notes,

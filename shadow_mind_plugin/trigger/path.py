@@ -1,7 +1,8 @@
 """The trigger path: from an eligible root tool turn to an admitted run.
 
 One roll per eligible turn for the ``default`` definition (probability ×
-decay), skipped under a cooldown or an exhausted budget; while a reviewer
+decay), skipped under a cooldown, an exhausted budget, the relay bound or a
+root model outside ``active_for_models``; while a reviewer
 runs, eligible turns wait in a FIFO queue and are rolled when it ends.
 """
 
@@ -15,7 +16,9 @@ import trio.lowlevel
 
 from ..governance.safe_errors import safe_error
 from ..rng import make_random
+from ..routes import root_route
 from ..vocabulary import DEFAULT_SHADOW_ID, BudgetTier, ReasonCode, Stage
+from .models import model_skip
 from .state import PendingTurn
 
 if TYPE_CHECKING:
@@ -95,6 +98,11 @@ class TriggerPath:
         definition = self._ctx.registry.default_definition()
         if not definition.enabled or definition.id in state.trigger.cooldowns:
             cycle.scheduling = False
+            return False
+        skipped = model_skip(definition.active_for_models, root_route(state.root)) if definition.active_for_models else None
+        if skipped is not None:
+            cycle.scheduling = False
+            cycle.skipped = skipped
             return False
         bound = self._ctx.settings().max_relay_cycles_per_user_message
         if bound and state.output.relays_since_user >= bound:

@@ -1,4 +1,4 @@
-"""Prompt framing, trimming to the char/token bounds, token estimate and model budget."""
+"""Prompt framing, entry elision to the window and char bounds, token estimate and model budget."""
 
 from __future__ import annotations
 
@@ -7,13 +7,17 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from hookspecs.values import ModelInfo
+from shadow_mind_plugin.projection import Entry, Projection
 from shadow_mind_plugin.prompt import (
     EMPTY_TRAJECTORY,
+    PROMPT_WINDOW_SHARE,
     THINK_FIRST_CONTINUATION,
-    TRIM_MARKER,
+    FramedPrompt,
     build_prompt,
+    cut_note,
+    elision_marker,
     prompt_header,
-    trim_trajectory,
+    window_token_budget,
 )
 from shadow_mind_plugin.tokens import estimate_tokens, prompt_token_budget
 from shadow_mind_plugin.utf16 import u16len
@@ -37,9 +41,7 @@ def test_estimate_dense_ranges_and_boundaries() -> None:
     assert estimate_tokens("😀😀") == 2  # emoji are not dense: 4 units / 2
 
 
-def test_marker_sizes_match_the_reference() -> None:
-    assert u16len(TRIM_MARKER) == 59
-    assert estimate_tokens(TRIM_MARKER) == 30
+def test_separator_costs_one_token() -> None:
     assert estimate_tokens("\n\n") == 1
 
 
@@ -65,24 +67,57 @@ def test_prompt_token_budget(info: ModelInfo | None, budget: int) -> None:
     assert prompt_token_budget(info) == budget
 
 
+@pytest.mark.parametrize(
+    ("info", "budget"),
+    [
+        (None, 0),
+        (ModelInfo(id="m"), 0),
+        (ModelInfo(id="m", context_window=0), 0),
+        (ModelInfo(id="m", context_window=-5), 0),
+        (ModelInfo(id="m", context_window=128_000), 64_000),  # half the window
+        (ModelInfo(id="m", context_window=128_000, max_output_tokens=32_000), 64_000),
+        (ModelInfo(id="m", context_window=128_000, max_output_tokens=100_000), 28_000),  # the output reserve is larger
+        (ModelInfo(id="m", context_window=8192), 4096),  # a small window still bounds (was: no bound)
+        (ModelInfo(id="m", context_window=8192, max_output_tokens=8192), 4096),  # reserve ≥ window: the share alone
+        (ModelInfo(id="m", context_window=1), 1),
+    ],
+)
+def test_window_token_budget(info: ModelInfo | None, budget: int) -> None:
+    assert PROMPT_WINDOW_SHARE == 0.5
+    assert window_token_budget(info) == budget
+
+
 # --- framing --------------------------------------------------------------------------------------
 
 
-def _build(trajectory: str, *, think_first: bool = False, chars: int = 0, tokens: int = 0) -> str:
+def projection(texts: list[str], *, first: int = 0, step: int = 1) -> Projection:
+    return Projection.of(
+        Entry(first + i * step, f"[seq={first + i * step} assistant]\n{text}") for i, text in enumerate(texts)
+    )
+
+
+def _build(
+    source: Projection, *, think_first: bool = False, chars: int = 0, tokens: int = 0, keys: tuple[str, ...] = ()
+) -> FramedPrompt:
     return build_prompt(
         "Skeptic",
         "skeptic",
         "Challenge untested claims.",
-        trajectory,
+        source,
         17,
         think_first=think_first,
         max_prompt_chars=chars,
         max_prompt_tokens=tokens,
+        keys=keys,
     )
 
 
+HEADER = prompt_header("Skeptic", "skeptic", "Challenge untested claims.", 17, think_first=False)
+
+
 def test_header_lines_and_sections() -> None:
-    prompt = _build("[seq=0 user:user]\nhello")
+    framed = _build(Projection.of([Entry(0, "[seq=0 user:user]\nhello")]))
+    prompt = framed.text
     lines = prompt.split("\n")
     assert lines[0] == 'You are the independent Shadow "Skeptic" (skeptic).'
     assert "## Shadow instructions\nChallenge untested claims.\n\n## Root trajectory (captured through session seq 17)\n" in prompt
@@ -90,10 +125,12 @@ def test_header_lines_and_sections() -> None:
     for needle in ('"not_relevant"', '"silent"', '"report"', "empty string", '"challenge", "gap", "confirm", or "uncertain"', "eight", "0 through 1", "decide or act"):
         assert needle in prompt
     assert "numbered plan" not in prompt
+    assert framed.header == HEADER and framed.body == "[seq=0 user:user]\nhello"
+    assert framed.seqs == {0} and framed.elided == 0 and framed.shown_seqs == (0, 0)
 
 
 def test_think_first_adds_the_plan_line_before_the_instructions() -> None:
-    prompt = _build("x", think_first=True)
+    prompt = _build(projection(["x"]), think_first=True).text
     plan = prompt.index("numbered plan")
     assert plan < prompt.index("## Shadow instructions")
     assert "rendered seq values" in prompt[plan - 80 : plan + 120]
@@ -104,109 +141,133 @@ def test_think_first_continuation_text() -> None:
 
 
 def test_empty_trajectory_placeholder() -> None:
-    assert _build("").endswith("\n" + EMPTY_TRAJECTORY)
+    framed = _build(Projection.of([]))
+    assert framed.text.endswith("\n" + EMPTY_TRAJECTORY)
+    assert framed.seqs == frozenset() and framed.entries == 0 and framed.shown_seqs is None
 
 
-def test_no_bounds_no_trimming() -> None:
-    body = "\n\n".join(f"[seq={i} user:user]\nmessage {i}" for i in range(500))
-    assert _build(body).endswith(body)
+def test_no_bounds_shows_everything() -> None:
+    source = projection([f"message {i}" for i in range(500)])
+    framed = _build(source)
+    assert framed.body == source.text
+    assert framed.seqs == source.seqs and framed.elided == 0 and framed.elided_seqs is None
+    assert framed.body_digest.startswith("sha256:") and len(framed.body_digest) == 71
 
 
-# --- trimming -------------------------------------------------------------------------------------
+# --- elision --------------------------------------------------------------------------------------
 
 
-def _header_len() -> int:
-    return u16len(prompt_header("Skeptic", "skeptic", "Challenge untested claims.", 17, think_first=False))
+def test_char_bound_elides_the_oldest_entries_behind_one_marker() -> None:
+    source = projection([f"answer number {i}" for i in range(40)], first=3, step=2)
+    limit = u16len(HEADER) + 1 + 300
+    framed = _build(source, chars=limit)
+    assert u16len(framed.text) <= limit
+    marker, *kept = framed.body.split("\n\n")
+    shown = source.entries[framed.elided :]
+    assert [e.text for e in shown] == kept  # whole entries, the newest, in order
+    last_elided = source.entries[framed.elided - 1].seq
+    assert marker == elision_marker(framed.elided, 3, last_elided)
+    assert marker.startswith(f"[{framed.elided} earlier trajectory entries (seqs 3 to {last_elided}) left out")
+    assert framed.elided_seqs == (3, last_elided)
+    assert framed.shown_seqs == (shown[0].seq, 81)
+    # the allowlist is exactly what is shown
+    assert framed.seqs == {e.seq for e in shown}
+    assert framed.entries == 40 and framed.cut_seq is None
+    # the longest suffix that fits (the marker reserve is for the widest marker)
+    widest = elision_marker(40, 3, 81)
+    one_more = "\n\n".join([widest, source.entries[framed.elided - 1].text, *kept])
+    assert u16len(HEADER) + 1 + u16len(one_more) > limit
 
 
-def test_char_bound_keeps_newest_parts_behind_the_marker() -> None:
-    parts = [f"[seq={i} assistant]\nanswer number {i}" for i in range(40)]
-    body = "\n\n".join(parts)
-    limit = _header_len() + 1 + 300
-    prompt = _build(body, chars=limit)
-    assert u16len(prompt) <= limit
-    kept = prompt.split("\n", _header_len())[-1]
-    tail = prompt[prompt.index(TRIM_MARKER) :]
-    assert tail.startswith(TRIM_MARKER + "\n\n")
-    assert tail.endswith(parts[-1])
-    assert "[seq=0 assistant]" not in kept
-    # the kept suffix is the longest one that fits
-    kept_parts = tail[len(TRIM_MARKER) + 2 :].split("\n\n")
-    assert kept_parts == parts[-len(kept_parts) :]
-    longer = "\n\n".join(parts[-len(kept_parts) - 1 :])
-    assert u16len(longer) > 300 - 61
+def test_one_elided_entry_reads_in_the_singular() -> None:
+    assert elision_marker(1, 7, 7).startswith("[1 earlier trajectory entry (seq 7) left out")
 
 
-def test_token_bound_trims_too() -> None:
-    parts = [f"第{i}条消息内容" * 3 for i in range(30)]
-    body = "\n\n".join(parts)
-    header_tokens = estimate_tokens(prompt_header("Skeptic", "skeptic", "Challenge untested claims.", 17, think_first=False))
-    prompt = _build(body, tokens=header_tokens + 200)
-    body_out = prompt[prompt.index(TRIM_MARKER) :]
-    assert estimate_tokens(body_out) <= 200
-    assert body_out.endswith(parts[-1])
+def test_token_bound_elides_too() -> None:
+    source = projection([f"第{i}条消息内容" * 3 for i in range(30)])
+    framed = _build(source, tokens=estimate_tokens(HEADER) + 200)
+    assert estimate_tokens(framed.text) <= estimate_tokens(HEADER) + 200
+    assert 0 < framed.elided < 30
+    assert framed.body.endswith(source.entries[-1].text)
+    assert framed.seqs == {e.seq for e in source.entries[framed.elided :]}
 
 
-def test_single_huge_part_keeps_its_head() -> None:
-    body = "A" * 1000
-    limit = _header_len() + 1 + 200
-    prompt = _build(body, chars=limit)
-    assert prompt.endswith(TRIM_MARKER + "\n\n" + "A" * (200 - 61))
-    assert u16len(prompt) == limit
+def test_both_bounds_apply_and_the_smaller_wins() -> None:
+    source = projection(["x" * 100 for _ in range(50)])
+    by_chars = _build(source, chars=u16len(HEADER) + 1 + 1000, tokens=10_000)
+    by_tokens = _build(source, chars=10_000_000, tokens=estimate_tokens(HEADER) + 200)
+    assert len(by_tokens.seqs) < len(by_chars.seqs) < 50
 
 
-def test_budget_at_or_below_zero_uses_the_placeholder() -> None:
-    header = _header_len()
-    assert _build("x" * 50, chars=header + 1).endswith("\n" + EMPTY_TRAJECTORY)
-    assert _build("x" * 50, chars=5).endswith("\n" + EMPTY_TRAJECTORY)
-    assert _build("x" * 50, tokens=3).endswith("\n" + EMPTY_TRAJECTORY)
+def test_a_newest_entry_too_large_alone_keeps_its_head_and_says_so() -> None:
+    source = projection(["short", "A" * 5000], first=10)
+    limit = u16len(HEADER) + 1 + 400
+    framed = _build(source, chars=limit)
+    assert u16len(framed.text) <= limit
+    marker, cut = framed.body.split("\n\n")
+    assert marker == elision_marker(1, 10, 10)
+    head, note = cut.rsplit("\n", 1)
+    assert head.startswith("[seq=11 assistant]\nAAA")
+    assert note == cut_note(11, u16len(head), u16len(source.entries[-1].text))
+    assert framed.seqs == {11} and framed.cut_seq == 11 and framed.elided == 1
 
 
-def test_small_budget_returns_a_cut_marker() -> None:
-    assert trim_trajectory("abc\n\ndef", 40, float("inf")) == TRIM_MARKER[:40]
-    assert trim_trajectory("abc\n\ndef", 61, float("inf")) == TRIM_MARKER
-    assert trim_trajectory("abc\n\ndef", float("inf"), 31) == TRIM_MARKER
-    assert trim_trajectory("abc\n\ndef", 62, float("inf")) == TRIM_MARKER + "\n\nd"
+def test_a_cap_smaller_than_the_marker_cuts_the_marker_and_shows_nothing() -> None:
+    source = projection(["abc", "def"])
+    framed = _build(source, chars=u16len(HEADER) + 1 + 40)
+    assert u16len(framed.text) == u16len(HEADER) + 1 + 40
+    assert framed.body == elision_marker(2, 0, 1)[:40]
+    assert framed.seqs == frozenset() and framed.elided == 2 and framed.shown_seqs is None
+    # at or below the header: the header is never cut
+    assert _build(source, chars=5).text == HEADER + "\n"
+
+
+def test_a_window_smaller_than_the_header_still_frames_a_prompt() -> None:
+    framed = _build(projection(["abc"]), tokens=3)
+    assert framed.text.startswith(HEADER) and framed.seqs == frozenset()
+    assert framed.body == elision_marker(1, 0, 0)
 
 
 def test_body_that_fits_is_untouched() -> None:
-    body = "short"
-    assert _build(body, chars=_header_len() + 1 + 5).endswith("\nshort")
+    source = projection(["short"])
+    framed = _build(source, chars=u16len(HEADER) + 1 + u16len(source.text))
+    assert framed.body == source.text and framed.elided == 0
 
 
 def test_astral_characters_are_never_split() -> None:
-    body = "😀" * 100
-    prompt = _build(body, chars=_header_len() + 1 + 61 + 5)
-    tail = prompt[prompt.index(TRIM_MARKER) + len(TRIM_MARKER) + 2 :]
-    assert tail == "😀😀"  # 5 units fit two whole emoji; the half pair is dropped
-    prompt.encode("utf-8")  # no lone surrogates
+    source = projection(["😀" * 400])
+    framed = _build(source, chars=u16len(HEADER) + 1 + 200)
+    assert framed.cut_seq == 0
+    framed.text.encode("utf-8")  # no lone surrogates
+    assert u16len(framed.text) <= u16len(HEADER) + 1 + 200
+
+
+def test_holdout_literals_are_redacted_before_measuring() -> None:
+    # each 2-character key becomes the 18-character "[redacted holdout]": measured after redaction
+    source = projection(["k1 " * 40 for _ in range(20)])
+    limit = u16len(HEADER) + 1 + 2000
+    framed = _build(source, chars=limit, keys=("k1",))
+    assert "k1" not in framed.text and "[redacted holdout]" in framed.text
+    assert u16len(framed.text) <= limit and 0 < framed.elided < 20
 
 
 @settings(max_examples=100, deadline=None)
 @given(
-    parts=st.lists(st.text(max_size=60), max_size=30),
+    texts=st.lists(st.text(max_size=60), max_size=30),
     chars=st.integers(-10, 3000),
     tokens=st.integers(-10, 1500),
 )
-def test_never_throws_and_respects_positive_budgets(parts: list[str], chars: int, tokens: int) -> None:
-    body = "\n\n".join(parts)
-    prompt = _build(body, chars=chars, tokens=tokens)
-    header = prompt_header("Skeptic", "skeptic", "Challenge untested claims.", 17, think_first=False)
-    assert prompt.startswith(header + "\n")
-    out = prompt[len(header) + 1 :]
-    char_budget = chars - u16len(header) - 1 if chars > 0 else None
-    token_budget = tokens - estimate_tokens(header) if tokens > 0 else None
-    if (char_budget is not None and char_budget <= 0) or (token_budget is not None and token_budget <= 0):
-        assert out in (body or EMPTY_TRAJECTORY, EMPTY_TRAJECTORY)
-        return
-    if char_budget is not None and char_budget >= 61 and (token_budget is None or token_budget >= 31):
-        assert u16len(out) <= char_budget
-    if token_budget is not None and token_budget >= 31 and (char_budget is None or char_budget >= 61):
-        assert estimate_tokens(out) <= token_budget
-    if out != (body or EMPTY_TRAJECTORY):
-        assert out.startswith(TRIM_MARKER[: max(0, min(char_budget or 59, 59))])
-        if len(out) > len(TRIM_MARKER):
-            # what survives is the head of a suffix: the newest parts, cut at the end only
-            kept = out[len(TRIM_MARKER) + 2 :]
-            pieces = body.split("\n\n")
-            assert any("\n\n".join(pieces[i:]).startswith(kept) for i in range(len(pieces)))
+def test_never_throws_and_shows_a_newest_suffix(texts: list[str], chars: int, tokens: int) -> None:
+    source = projection(texts)
+    framed = _build(source, chars=chars, tokens=tokens)
+    assert framed.text.startswith(HEADER + "\n")
+    if chars > u16len(HEADER):
+        assert u16len(framed.text) <= chars
+    shown = source.entries[framed.elided :]
+    assert framed.seqs == {e.seq for e in shown}
+    assert framed.elided + len(shown) == len(source.entries) == framed.entries
+    if framed.cut_seq is None:
+        for entry in shown:
+            assert entry.text in framed.body
+    else:
+        assert framed.cut_seq == source.entries[-1].seq and len(shown) == 1

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+from types import SimpleNamespace
+from typing import Any
+
 import pytest
 
 from shadow_mind_plugin.routes import (
@@ -99,11 +102,18 @@ def test_route_pattern_needs_fullmatch() -> None:
     assert normalize_route(" a/b\n", "frugalShadowModel") == "a/b"
 
 
-def test_root_route() -> None:
-    assert root_route("deepseek", "deepseek-chat") == "deepseek/deepseek-chat"
-    assert root_route("deepseek", None) is None
-    assert root_route("", "m") is None
-    assert root_route(None, None) is None
+def _agent(route: object) -> Any:
+    # only ``resolved_route`` is read
+    return SimpleNamespace(resolved_route=route)
+
+
+def test_root_route_is_the_hosts_resolved_route() -> None:
+    assert root_route(_agent("deepseek/deepseek-chat")) == "deepseek/deepseek-chat"
+    assert root_route(_agent(None)) is None
+    # not a provider/model route: no root route rather than a wrong one
+    assert root_route(_agent("deepseek")) is None
+    assert root_route(_agent("p/")) is None
+    assert root_route(_agent(42)) is None
 
 
 def test_model_selection_inherits_when_nothing_set() -> None:
@@ -130,7 +140,7 @@ def test_model_selection_overrides_win() -> None:
 
 def test_effort_without_any_route_fails() -> None:
     with pytest.raises(ValueError) as info:
-        model_selection(run_with_model=None, reasoning_effort="high", root=root_route("p", None))
+        model_selection(run_with_model=None, reasoning_effort="high", root=root_route(_agent(None)))
     assert str(info.value) == EFFORT_WITHOUT_ROUTE_ERROR
     assert EFFORT_WITHOUT_ROUTE_ERROR == "reasoning_effort needs run_with_model or a complete root provider/model route"
 
