@@ -124,7 +124,14 @@ class AgentRegistryImpl:
         rt.hooks.agent_created(agent)
         if rt.nursery is None:
             raise AgentError("the host is not running")
-        await rt.nursery.start(agent.drive)
+        try:
+            await rt.nursery.start(agent.drive)
+        except BaseException:
+            # A cancelled caller can see Cancelled after the driver already
+            # started: without a handle nobody else could dispose of the agent.
+            with shielded_cleanup():
+                await self.dispose(agent)
+            raise
         return AgentHandleImpl(self, agent)
 
     async def dispose(self, agent: LoopAgent) -> None:
