@@ -85,3 +85,22 @@ async def test_a_bad_transcript_is_a_usage_error_naming_the_line(tmp_path: Path,
         == "harness shadow review: bad.jsonl:2: line 2 is not JSON (Expecting property name enclosed in double quotes)"
     )
     assert not server.requests
+
+
+async def test_a_named_definition_reviews_and_an_unknown_one_is_refused(tmp_path: Path, server: ScriptedServer) -> None:
+    home, profile = make_home(tmp_path, server.base_url, shadow_id="claims")
+    transcript = claude_transcript(tmp_path)
+    server.add(structured({"status": "not_relevant", "content": ""}))
+    run = await harness(
+        "shadow", "review", str(transcript), "--profile", str(profile), "--definition", "claims", "--json", home=home
+    )
+    assert run.returncode == 0, run.stderr.decode()
+    out = json.loads(run.stdout)
+    assert out["outcome"] == "not_relevant" and out["shadow_id"] == "claims"
+    missing = await harness(
+        "shadow", "review", str(transcript), "--profile", str(profile), "--definition", "nope", home=home
+    )
+    assert missing.returncode == 2 and missing.stdout == b""
+    assert missing.stderr.decode().startswith(
+        "harness shadow review: the review could not start: no Shadow definition 'nope'"
+    )
