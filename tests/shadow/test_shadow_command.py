@@ -132,18 +132,7 @@ async def test_help_lists_every_action_and_the_starters(tmp_path: Path) -> None:
     async with shadow_host(tmp_path, script()) as (host, _, _):
         root = await new_root(host)
         text = ok(await shadow(host, root, "/shadow help"))
-        for action in (
-            "status",
-            "new",
-            "retry RUN",
-            "pause | resume",
-            "cycles",
-            "show",
-            "set FIELD VALUE",
-            "use STARTER",
-            "config [KEY [VALUE]]",
-            "help",
-        ):
+        for action in ("status", "new", "retry RUN", "pause | resume", "cycles", "show", "set FIELD VALUE", "use STARTER", "config [KEY [VALUE]]", "help"):
             assert action in text
         assert ", ".join(STARTERS) in text
         assert text == usage()
@@ -286,11 +275,7 @@ async def test_status_shows_a_running_review_and_a_cooldown(tmp_path: Path, auto
 async def test_status_shows_an_exhausted_budget(tmp_path: Path) -> None:
     home = tmp_path / "home"
     write_definition(home)
-    async with shadow_host(tmp_path, script(SILENT), home=home, config={"sessionShadowHardBudgetChars": 10}) as (
-        host,
-        _,
-        runtime,
-    ):
+    async with shadow_host(tmp_path, script(SILENT), home=home, config={"sessionShadowHardBudgetChars": 10}) as (host, _, runtime):
         root = await new_root(host)
         await checked_turn(host, root)
         text = ok(await shadow(host, root, "/shadow status"))
@@ -393,11 +378,7 @@ async def test_a_forced_review_while_paused_reaches_the_root(tmp_path: Path) -> 
 async def test_new_bypasses_an_exhausted_budget(tmp_path: Path) -> None:
     home = tmp_path / "home"
     write_definition(home)
-    async with shadow_host(tmp_path, script(SILENT), home=home, config={"sessionShadowHardBudgetChars": 10}) as (
-        host,
-        _,
-        runtime,
-    ):
+    async with shadow_host(tmp_path, script(SILENT), home=home, config={"sessionShadowHardBudgetChars": 10}) as (host, _, runtime):
         root = await new_root(host)
         await checked_turn(host, root)
         state = runtime.owners[root.id]
@@ -447,13 +428,10 @@ async def test_retry_of_a_failed_run_uses_the_same_watermark_and_cycle(tmp_path:
 async def test_retry_by_full_id_of_an_aborted_run(tmp_path: Path, autojump_clock: Any) -> None:
     home = tmp_path / "home"
     write_definition(home)
-    reviewer = (
-        """
+    reviewer = """
   - match: {depth: 1}
     reply: {text: "looking...", hang: true}
-"""
-        + SILENT
-    )
+""" + SILENT
     async with shadow_host(tmp_path, script(reviewer), home=home) as (host, _, runtime):
         root = await new_root(host)
         root.followup(create_user_message("please check the notes"))
@@ -529,19 +507,15 @@ async def test_show_creates_and_prints_the_default(tmp_path: Path) -> None:
 async def test_show_and_new_take_a_definition_id(tmp_path: Path) -> None:
     home = tmp_path / "home"
     write_definition(home)
-    other = (home / "shadow-minds" / "default.md").read_text().replace("id: default", "id: claims")
-    (home / "shadow-minds" / "claims.md").write_text(
-        other.replace("activation_probability: 1.0", "activation_probability: 0.25")
-    )
+    text = (home / "shadow-minds" / "default.md").read_text().replace("id: default", "id: claims")
+    (home / "shadow-minds" / "claims.md").write_text(text.replace("activation_probability: 1.0", "activation_probability: 0.25"))
     async with shadow_host(tmp_path, script(SILENT), home=home) as (host, _, runtime):
         root = await new_root(host)
         await checked_turn(host, root)
         shown = ok(await shadow(host, root, "/shadow show claims"))
         assert "\nid: claims\n" in shown and "\nactivation_probability: 0.25\n" in shown
         assert err(await shadow(host, root, "/shadow show nope")).startswith("no Shadow definition 'nope'")
-        assert ok(await shadow(host, root, "/shadow new claims")).startswith(
-            "Shadow review admitted; 1 running: claims/"
-        )
+        assert ok(await shadow(host, root, "/shadow new claims")).startswith("Shadow review admitted; 1 running: claims/")
         await settle(host, root)
         assert err(await shadow(host, root, "/shadow new nope")).startswith("no Shadow definition 'nope'")
 
@@ -757,10 +731,7 @@ async def test_config_reads_sets_and_unsets_a_key(tmp_path: Path) -> None:
         ),
         ("frugalShadowModel scripted/cheap", ["frugalShadowModel needs sessionShadowSoftBudgetChars"]),
         ("reasoningEffortLadder []", ["reasoningEffortLadder is empty: list at least one reasoning effort"]),
-        (
-            "spinningRepeatCount 9",
-            ["reviewWindowSize (8) must cover every stagnation window", "raise reviewWindowSize to at least 9"],
-        ),
+        ("spinningRepeatCount 9", ["reviewWindowSize (8) must cover every stagnation window", "raise reviewWindowSize to at least 9"]),
     ],
 )
 async def test_config_rejects_bad_writes_and_leaves_the_file_unchanged(
@@ -874,27 +845,17 @@ async def test_config_sets_tied_settings_together(tmp_path: Path) -> None:
             'frugalShadowModel: "scripted/cheap"',
         ]
         settings = runtime.settings()
-        assert (
-            settings.session_shadow_soft_budget_chars,
-            settings.session_shadow_hard_budget_chars,
-            settings.frugal_shadow_model,
-        ) == (
-            100,
-            1000,
-            "scripted/cheap",
+        assert (settings.session_shadow_soft_budget_chars, settings.session_shadow_hard_budget_chars, settings.frugal_shadow_model) == (
+            100, 1000, "scripted/cheap",
         )
         # unsetting one of them alone would break the rule again, and is refused
-        assert "needs sessionShadowSoftBudgetChars" in err(
-            await shadow(host, root, "/shadow config sessionShadowSoftBudgetChars none")
-        )
+        assert "needs sessionShadowSoftBudgetChars" in err(await shadow(host, root, "/shadow config sessionShadowSoftBudgetChars none"))
         ok(await shadow(host, root, "/shadow config sessionShadowSoftBudgetChars none frugalShadowModel none"))
         assert runtime.settings().frugal_shadow_model is None
         # a bad pair in the group changes nothing
         before = settings_file(home).read_bytes()
         assert "must be less than" in err(
-            await shadow(
-                host, root, "/shadow config sessionShadowSoftBudgetChars 5000 frugalShadowModel scripted/cheap"
-            )
+            await shadow(host, root, "/shadow config sessionShadowSoftBudgetChars 5000 frugalShadowModel scripted/cheap")
         )
         assert settings_file(home).read_bytes() == before
 
