@@ -31,6 +31,8 @@ from .session import write_session
 REPORT_SOURCE_KIND = "shadow-report"
 #: the activation probability in ``/shadow show``'s definition text (its YAML front matter)
 _PROBABILITY = re.compile(r"^activation_probability:\s*([0-9.eE+-]+)\s*$", re.MULTILINE)
+#: how long disposing the imported root may take (it settles a run still open)
+DISPOSE_SECONDS = 30.0
 #: the outcomes that say "nothing to add"
 QUIET_PHASES = frozenset({"silent", "not_relevant"})
 
@@ -84,11 +86,16 @@ async def review_imported(
                     return ReviewOutcome(session_id=session_id, phase="not_rolled", run={})
                 await _command(host, agent, "/shadow new" + suffix)
                 await drain(host, agent)
-            run = _settled_run(host.client.cards(session_id))
-            phase = "timeout" if bound.cancelled_caught and not run.get("phase") else str(run.get("phase", "failed"))
-            report, refs = _relay(agent.session.events) if phase == "report" else (None, ())
+            report, refs = _relay(agent.session.events)
         finally:
-            await handle.dispose()
+            # disposing the root cancels a run the bound cut short; it settles there
+            with trio.CancelScope(shield=True), trio.move_on_after(DISPOSE_SECONDS):
+                await handle.dispose()
+                await host.wait_background_idle()
+        run = _settled_run(host.client.cards(session_id))
+    phase = "timeout" if bound.cancelled_caught else str(run.get("phase", "failed"))
+    if phase != "report":
+        report, refs = None, ()
     return ReviewOutcome(session_id=session_id, phase=phase, run=run, report=report, refs=refs)
 
 
