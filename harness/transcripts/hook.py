@@ -79,6 +79,21 @@ def read_hook_input(raw: bytes) -> dict[str, Any]:
     return data
 
 
+def transcript_of(hook: dict[str, Any]) -> str | None:
+    """A subagent's own transcript on ``SubagentStop`` when the agent names it, else the session's."""
+    own = hook.get("agent_transcript_path")
+    if hook.get("hook_event_name") == "SubagentStop" and isinstance(own, str) and own:
+        return own
+    path = hook.get("transcript_path")
+    return path if isinstance(path, str) and path else None
+
+
+def state_key(hook: dict[str, Any]) -> str:
+    """One state file per session, and per subagent within it."""
+    agent_id = hook.get("agent_id")
+    return f"{hook['session_id']}-{agent_id}" if isinstance(agent_id, str) and agent_id else str(hook["session_id"])
+
+
 def state_path(home: Path, agent: str, session_id: str) -> Path:
     safe = _UNSAFE.sub("-", session_id).strip("-.")[:100] or "session"
     return home / STATE_DIR / f"{agent}-{safe}.json"
@@ -110,11 +125,11 @@ def decide(args: argparse.Namespace, hook: dict[str, Any], home: Path) -> tuple[
     """``(answer for stdout, note for the state file)``."""
     if hook.get("stop_hook_active") is True:
         return {}, {"last_skip": "stop_hook_active"}
-    path = hook.get("transcript_path")
+    path = transcript_of(hook)
     if not path:
         return {}, {"last_skip": "no_transcript"}
     transcript = import_transcript(Path(path), format=AGENTS[args.agent])  # type: ignore[arg-type]
-    state = load_state(state_path(home, args.agent, hook["session_id"]))
+    state = load_state(state_path(home, args.agent, state_key(hook)))
     if state.get("reviewed_lines") == transcript.lines:
         return {}, {"last_skip": "unchanged"}
     composed = load_profile(args, home)
@@ -157,7 +172,7 @@ def hook_main(argv: Sequence[str]) -> int:
     except DshError as exc:
         print(f"harness shadow hook: {scrub_text(str(exc), limit=2000)}", file=sys.stderr)
         return 1
-    path = state_path(home, args.agent, hook["session_id"])
+    path = state_path(home, args.agent, state_key(hook))
     save_state(path, {**load_state(path), **note, "session_id": hook["session_id"]})
     sys.stdout.write(json.dumps(answer, ensure_ascii=False) + "\n")
     return 0

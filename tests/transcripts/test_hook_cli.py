@@ -121,3 +121,23 @@ async def test_bad_hook_input_is_one_line_and_a_non_blocking_error(
     run = await harness("shadow", "hook", "claude-code", "--profile", str(profile), home=home, stdin=stdin)
     assert run.returncode == 1 and run.stdout == b""
     assert run.stderr.decode() == error + "\n"
+
+
+async def test_subagent_stop_reviews_the_subagent_transcript_with_its_own_state(
+    tmp_path: Path, server: ScriptedServer
+) -> None:
+    home, profile = make_home(tmp_path, server.base_url)
+    server.add(structured({"status": "silent", "content": ""}))
+    main = tmp_path / "main.jsonl"
+    main.write_text("not json at all\n")  # never read: the subagent's own transcript is
+    stdin = _stdin(
+        main,
+        hook_event_name="SubagentStop",
+        agent_id="a93c",
+        agent_transcript_path=str(claude_transcript(tmp_path)),
+    )
+    run = await harness("shadow", "hook", "claude-code", "--profile", str(profile), home=home, stdin=stdin)
+    assert run.returncode == 0, run.stderr.decode()
+    assert json.loads(run.stdout) == {} and len(server.requests) == 1
+    assert json.loads(state_path(home, "claude-code", "cc-1-a93c").read_text())["last_outcome"] == "silent"
+    assert not state_path(home, "claude-code", "cc-1").exists()
