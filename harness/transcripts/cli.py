@@ -41,7 +41,11 @@ def add_review_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def review_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="harness shadow review", description=(__doc__ or "").splitlines()[0])
+    parser = argparse.ArgumentParser(
+        prog="harness shadow review",
+        description="One Shadow review of a Claude Code or Codex transcript.",
+        epilog="exit status: 0 quiet, 1 report, 2 bad input, 3 the review failed, was aborted or timed out",
+    )
     parser.add_argument("path", metavar="PATH", help="a Claude Code session .jsonl or a Codex rollout-*.jsonl")
     add_review_arguments(parser)
     return parser

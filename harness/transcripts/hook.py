@@ -54,7 +54,10 @@ class HookInputError(DshError):
 
 
 def hook_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="harness shadow hook", description=(__doc__ or "").splitlines()[0])
+    parser = argparse.ArgumentParser(
+        prog="harness shadow hook",
+        description="Review a Claude Code or Codex transcript from the agent's Stop hook (JSON on stdin and stdout).",
+    )
     parser.add_argument("agent", choices=sorted(AGENTS), help="the agent whose Stop hook runs this")
     add_profile_arguments(parser)
     parser.add_argument("--definition", metavar="NAME", help="the Shadow definition id (default: the default Shadow)")

@@ -31,6 +31,8 @@ from .session import write_session
 REPORT_SOURCE_KIND = "shadow-report"
 #: the activation probability in ``/shadow show``'s definition text (its YAML front matter)
 _PROBABILITY = re.compile(r"^activation_probability:\s*([0-9.eE+-]+)\s*$", re.MULTILINE)
+RUNTIME_ROW = "shadow-mind-runtime"
+NO_BUNDLE = "the profile does not load Shadow Mind: add '- bundle: shadow-mind' to it"
 #: how long disposing the imported root may take (it settles a run still open)
 DISPOSE_SECONDS = 30.0
 #: the outcomes that say "nothing to add"
@@ -69,6 +71,8 @@ async def review_imported(
 ) -> ReviewOutcome:
     """Review once; with ``roll``, first ask it whether the definition's
     activation probability admits a review (a forced review skips the roll)."""
+    if not any(row.name == RUNTIME_ROW for row in rows):
+        raise ReviewError(NO_BUNDLE)  # before anything is written
     session_id, workspace = write_session(transcript, home)
     async with open_host(
         rows=rows,
@@ -102,7 +106,7 @@ async def review_imported(
 async def _command(host: Any, agent: Any, line: str) -> str:
     result = await host.commands.execute(agent, line)
     if result is None:
-        raise ReviewError("the profile does not load Shadow Mind: add '- bundle: shadow-mind' to it")
+        raise ReviewError(NO_BUNDLE)
     if result.kind != "success":
         raise ReviewError(f"the review could not start: {result.text}")
     return str(result.text)

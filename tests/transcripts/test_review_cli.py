@@ -104,3 +104,15 @@ async def test_a_named_definition_reviews_and_an_unknown_one_is_refused(tmp_path
     assert missing.stderr.decode().startswith(
         "harness shadow review: the review could not start: no Shadow definition 'nope'"
     )
+
+
+async def test_a_profile_without_shadow_mind_writes_nothing(tmp_path: Path) -> None:
+    home = tmp_path / "home"
+    profile = tmp_path / "bare.yml"
+    profile.write_text("- id: agent-loop\n  name: agent-loop\n")
+    run = await harness("shadow", "review", str(claude_transcript(tmp_path)), "--profile", str(profile), home=home)
+    assert run.returncode == 2
+    assert run.stderr.decode() == (
+        "harness shadow review: the profile does not load Shadow Mind: add '- bundle: shadow-mind' to it\n"
+    )
+    assert not (home / "sessions").exists() or not any((home / "sessions").iterdir())
