@@ -69,9 +69,18 @@ async def test_a_reviewer_without_an_answer_fails_the_run(tmp_path: Path, server
 async def test_a_quiet_outcome_exits_zero(tmp_path: Path, server: ScriptedServer) -> None:
     home, profile = make_home(tmp_path, server.base_url)
     server.add(structured({"status": "silent", "content": ""}))
-    run = await harness("shadow", "review", str(claude_transcript(tmp_path)), "--profile", str(profile), home=home)
+    workspace = tmp_path / "proj"
+    workspace.mkdir()
+    transcript = claude_transcript(tmp_path, workspace)
+    run = await harness("shadow", "review", str(transcript), "--profile", str(profile), "--json", home=home)
     assert run.returncode == 0, run.stderr.decode()
-    assert ": silent" in run.stdout.decode()
+    out = json.loads(run.stdout)
+    assert out["outcome"] == "silent" and out["report"] is None and out["refs"] == []
+    # the transcript's recorded directory exists here: the session (and the reviewer's tools) work in it
+    log = home / "sessions" / out["session_id"] / "session.jsonl"
+    header = json.loads(log.read_text().splitlines()[0])
+    assert header["cwd"] == str(workspace)
+    assert f"Working directory: {workspace}" in json.dumps(server.requests[0].json())
 
 
 async def test_a_bad_transcript_is_a_usage_error_naming_the_line(tmp_path: Path, server: ScriptedServer) -> None:
