@@ -95,7 +95,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     arguments = list(sys.argv[1:] if argv is None else argv)
     provided = host_actions().get(arguments[0]) if arguments else None
     if provided is not None:
-        command: Callable[[list[str]], int] = provided.load()
+        try:
+            command: Callable[[list[str]], int] = provided.load()
+        except Exception as exc:  # a broken host extension must not raise a traceback at the user
+            print(f"harness shadow: cannot load '{provided.name}' ({provided.value}): {type(exc).__name__}", file=sys.stderr)
+            return EXIT_PROBLEMS
         return int(command(arguments[1:]) or 0)
     parser = build_parser()
     try:
