@@ -43,6 +43,7 @@ class EventBuilder:
         self._step: int | None = None
         self._step_has_calls = False
         self._pending: dict[str, str] = {}  # call id -> tool name, in call order
+        self._calls: set[str] = set()  # every call id recorded: a repeated one is not a new call
         self._compactions = 0
 
     # --- cleaning -----------------------------------------------------------------
@@ -79,7 +80,9 @@ class EventBuilder:
             self._step += 1
             self._open_step(line)
         blocks: list[ContentBlock] = [TextBlock(text=self.clean(t)) for t in texts if t.strip()]
-        fresh = [(cid, name, args) for cid, name, args in calls if cid not in self._pending]
+        fresh = [(cid, name, args) for cid, name, args in calls if cid not in self._calls]
+        for _ in range(len(calls) - len(fresh)):
+            self.skip("repeated tool call id")
         blocks += [ToolCallBlock(id=cid, name=name, arguments=self.clean(args)) for cid, name, args in fresh]
         if not blocks:
             self.skip("empty assistant message")
@@ -89,6 +92,7 @@ class EventBuilder:
         for block in blocks:
             if isinstance(block, ToolCallBlock):
                 self._pending[block.id] = block.name
+                self._calls.add(block.id)
                 self._step_has_calls = True
                 call = {**self._where(), "call_id": block.id, "name": block.name, "arguments": block.arguments}
                 self._emit(EventTypes.TOOL_CALL, call, line)

@@ -144,3 +144,16 @@ def test_every_shared_transcript_imports_with_every_call_paired() -> None:
         assert_paired(t)
         assert _types(t)["tool/call"] > 0, path.name
         assert all(1 <= e.line <= t.lines for e in t.events), path.name
+
+
+def test_a_repeated_call_id_is_one_call_with_one_result(tmp_path: Path) -> None:
+    use = '{"type":"assistant","message":{"role":"assistant","content":[{"type":"tool_use","id":"t1","name":"Bash","input":{}}]}}'
+    result = (
+        '{"type":"user","message":{"role":"user","content":[{"type":"tool_result","tool_use_id":"t1","content":"ok"}]}}'
+    )
+    path = tmp_path / "t.jsonl"
+    path.write_text("\n".join([use, result, use, result]) + "\n")
+    t = import_transcript(path)
+    assert_paired(t)
+    assert _types(t)["tool/call"] == 1
+    assert t.skipped == {"repeated tool call id": 1, "empty assistant message": 1, "tool result without a call": 1}
