@@ -13,6 +13,9 @@ absolute paths: files are named relative to the DSH home.
 Reads files only: it needs no running host. This module parses the arguments
 and dispatches; the work is in :mod:`.diagnostics`. It is the ``shadow``
 command of the ``dsh.cli`` entry-point group: ``main(argv) -> exit code``.
+``review`` and ``hook`` need a running host, which this package may not
+import: the host provides them through the ``dsh.shadow_cli`` entry-point group
+and this module hands them their arguments.
 """
 
 from __future__ import annotations
@@ -20,7 +23,8 @@ from __future__ import annotations
 import argparse
 import os
 import sys
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
+from importlib import metadata
 from pathlib import Path
 
 from .diagnostics.evidence import TEXT_HEAD
@@ -33,6 +37,13 @@ EXIT_OK = 0
 EXIT_PROBLEMS = 1
 EXIT_USAGE = 2
 DEFAULT_EVENTS = 15
+#: entry-point group of actions a host provides (they need a running host, which
+#: this package may not import): name -> ``main(argv) -> exit code``
+HOST_ACTIONS_GROUP = "dsh.shadow_cli"
+
+
+def host_actions() -> dict[str, metadata.EntryPoint]:
+    return {ep.name: ep for ep in metadata.entry_points(group=HOST_ACTIONS_GROUP)}
 
 
 def resolve_home(raw: str | None) -> Path:
@@ -43,7 +54,9 @@ def resolve_home(raw: str | None) -> Path:
 
 
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="harness shadow", description=(__doc__ or "").splitlines()[0])
+    extra = ", ".join(sorted(host_actions()))
+    epilog = f"actions provided by the host: {extra} (see 'harness shadow ACTION --help')" if extra else None
+    parser = argparse.ArgumentParser(prog="harness shadow", description=(__doc__ or "").splitlines()[0], epilog=epilog)
     sub = parser.add_subparsers(dest="action", metavar="ACTION", required=True)
     trace_parser = sub.add_parser("trace", help="explain a run, a root session's runs or a Shadow child session")
     trace_parser.add_argument(
@@ -79,9 +92,18 @@ def _count(text: str) -> int:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    arguments = list(sys.argv[1:] if argv is None else argv)
+    provided = host_actions().get(arguments[0]) if arguments else None
+    if provided is not None:
+        try:
+            command: Callable[[list[str]], int] = provided.load()
+        except Exception as exc:  # a broken host extension must not raise a traceback at the user
+            print(f"harness shadow: cannot load '{provided.name}' ({provided.value}): {type(exc).__name__}", file=sys.stderr)
+            return EXIT_PROBLEMS
+        return int(command(arguments[1:]) or 0)
     parser = build_parser()
     try:
-        args = parser.parse_args(list(sys.argv[1:] if argv is None else argv))
+        args = parser.parse_args(arguments)
     except SystemExit as exit:
         return exit.code if isinstance(exit.code, int) else EXIT_USAGE
     home = resolve_home(args.home)

@@ -28,11 +28,12 @@ if TYPE_CHECKING:
 
 USAGE = """Usage: /shadow <action>
   status              what Shadow Mind is doing for this session
-  new                 review the latest event now (ignores probability, pause and budget)
+  new [SHADOW]        review the latest event now (ignores probability, pause and budget);
+                      SHADOW: a definition id instead of the default
   retry RUN           rerun a failed or aborted run on the same watermark
   pause | resume      stop or restart automatic reviews for this session
   cycles              every review cycle and its runs
-  show                print the default Shadow definition
+  show [SHADOW]       print the default Shadow definition (or that definition)
   set FIELD VALUE     change one field of the default definition
   use STARTER         install a starter persona as the default ({starters})
   config [KEY [VALUE]]  read or change a Shadow Mind setting (VALUE none unsets;
@@ -60,7 +61,7 @@ class ShadowCommand:
             if action == "help":
                 return CommandResult.ok(usage())
             if action == "new":
-                entries = self.rt.controls.review_now(agent)
+                entries = self.rt.controls.review_now(agent, rest or None)
                 running = ", ".join(f"{e.view.shadow_id}/{e.view.run_id}" for e in entries)
                 return CommandResult.ok(f"Shadow review admitted; {len(entries)} running: {running}.")
             if action == "retry":
@@ -77,7 +78,7 @@ class ShadowCommand:
             if action == "cycles":
                 return CommandResult.ok(format_cycles(self.rt.controls.cycles(agent)))
             if action == "show":
-                return CommandResult.ok(definition_text(self.rt.registry.default_definition()))
+                return self._show(rest)
             if action == "set":
                 return await self._set(rest)
             if action == "use":
@@ -87,6 +88,14 @@ class ShadowCommand:
         except DshError as exc:
             return CommandResult.error(exc.message)
         return CommandResult.error(f"unknown action {action!r}.\n{usage()}")
+
+    def _show(self, shadow_id: str) -> CommandResult:
+        if not shadow_id:
+            return CommandResult.ok(definition_text(self.rt.registry.default_definition()))
+        definition = self.rt.registry.list().get(shadow_id)
+        if definition is None:
+            return CommandResult.error(f"no Shadow definition {shadow_id!r}; the list_shadows tool lists them")
+        return CommandResult.ok(definition_text(definition))
 
     def _run_id(self, agent: Any, text: str) -> str:
         """A full run id or a unique prefix of at least :data:`RUN_ID_MIN_PREFIX` characters."""

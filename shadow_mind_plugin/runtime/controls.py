@@ -174,9 +174,10 @@ class Controls:
             raise ShadowControlError("the Shadow retry could not be admitted for this session")
         return entry
 
-    def review_now(self, agent: Agent) -> list[RunEntry]:
-        """Force a review of the latest event, bypassing probability, pause, budget
-        and the ``enabled`` flag (never the liveness checks)."""
+    def review_now(self, agent: Agent, shadow_id: str | None = None) -> list[RunEntry]:
+        """Force a review of the latest event by the default Shadow (or ``shadow_id``),
+        bypassing probability, pause, budget and the ``enabled`` flag (never the
+        liveness checks)."""
         assert_root(agent)
         state = self._owners.get(agent)
         if state is None:
@@ -184,7 +185,13 @@ class Controls:
         seq = latest_reviewable_seq(agent)
         if seq is None:
             raise ShadowControlError("this session has no events to review yet; send a message first")
-        definition = self._ctx.registry.default_definition()
+        if shadow_id is None:
+            definition = self._ctx.registry.default_definition()
+        else:
+            found = self._ctx.registry.list().get(shadow_id)
+            if found is None:
+                raise ShadowControlError(f"no Shadow definition {shadow_id!r}; the list_shadows tool lists them")
+            definition = found
         cycle = state.governance.cycle_for(seq)
         self._trigger.forget_turn(state, seq)
         entry = self._run.launch(state, cycle, state.epoch, seq, definition, manual=True)

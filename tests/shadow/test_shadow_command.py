@@ -504,6 +504,22 @@ async def test_show_creates_and_prints_the_default(tmp_path: Path) -> None:
         assert str(home) not in text
 
 
+async def test_show_and_new_take_a_definition_id(tmp_path: Path) -> None:
+    home = tmp_path / "home"
+    write_definition(home)
+    text = (home / "shadow-minds" / "default.md").read_text().replace("id: default", "id: claims")
+    (home / "shadow-minds" / "claims.md").write_text(text.replace("activation_probability: 1.0", "activation_probability: 0.25"))
+    async with shadow_host(tmp_path, script(SILENT), home=home) as (host, _, runtime):
+        root = await new_root(host)
+        await checked_turn(host, root)
+        shown = ok(await shadow(host, root, "/shadow show claims"))
+        assert "\nid: claims\n" in shown and "\nactivation_probability: 0.25\n" in shown
+        assert err(await shadow(host, root, "/shadow show nope")).startswith("no Shadow definition 'nope'")
+        assert ok(await shadow(host, root, "/shadow new claims")).startswith("Shadow review admitted; 1 running: claims/")
+        await settle(host, root)
+        assert err(await shadow(host, root, "/shadow new nope")).startswith("no Shadow definition 'nope'")
+
+
 async def test_set_changes_one_field_at_a_time(tmp_path: Path) -> None:
     home = tmp_path / "home"
     write_definition(home, extra="timeout_seconds: 45\nrun_with_model: scripted/shadow-model\n")

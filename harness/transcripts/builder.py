@@ -1,0 +1,162 @@
+"""Turns a foreign transcript's entries into well-formed turns of the session log.
+
+The format parsers call :class:`EventBuilder` with one entry at a time; it
+opens and closes turns and steps, answers every call exactly once (an error
+result for a call the transcript never answered, as crash repair does) and
+cleans every text it records: control characters made visible, the working
+directory written relative, secrets and other absolute paths scrubbed, sizes
+bounded.
+"""
+
+from __future__ import annotations
+
+import json
+from collections import Counter
+from typing import Any
+
+from harness.cli.render import visible
+from hookspecs.scrub import scrub_text
+from hookspecs.values import EventTypes, TextBlock, ToolCallBlock, ToolResultBlock
+from hookspecs.values.messages import ContentBlock, Message, message_to_json, new_message_id
+
+from .model import SOURCE_LINE_KEY, ImportedEvent
+
+#: characters kept of one text block, one argument text or one result
+TEXT_LIMIT = 20_000
+UNANSWERED_CODE = "RESULT_NOT_RECORDED"
+UNANSWERED_TEXT = "The transcript records no result for this tool call; the call may have had effects."
+#: the history events a compaction summary stands in for
+_HISTORY = (EventTypes.USER_MESSAGE, EventTypes.ASSISTANT_MESSAGE, EventTypes.TOOL_RESULT)
+
+
+class EventBuilder:
+    """Accumulates events; :meth:`finish` closes what is still open."""
+
+    def __init__(self, *, cwd: str | None, source: dict[str, Any]) -> None:
+        self.cwd = cwd
+        self.source = source  # the assistant messages' source (kind "model", provider, model)
+        self.events: list[ImportedEvent] = []
+        self.skipped: Counter[str] = Counter()
+        self.unknown: Counter[str] = Counter()
+        self.synthesised = 0
+        self._turn = 0
+        self._step: int | None = None
+        self._step_has_calls = False
+        self._pending: dict[str, str] = {}  # call id -> tool name, in call order
+        self._calls: set[str] = set()  # every call id recorded: a repeated one is not a new call
+        self._compactions = 0
+
+    # --- cleaning -----------------------------------------------------------------
+
+    def clean(self, text: str) -> str:
+        if self.cwd:
+            text = text.replace(self.cwd.rstrip("/") + "/", "")
+        return scrub_text(visible(text), limit=TEXT_LIMIT)
+
+    # --- entries ------------------------------------------------------------------
+
+    def skip(self, kind: str, *, unknown: bool = False) -> None:
+        (self.unknown if unknown else self.skipped)[kind] += 1
+
+    def user(self, text: str, line: int) -> None:
+        """A real user message: it starts a new turn."""
+        self._close_turn(line)
+        self._turn += 1
+        self._emit(EventTypes.TURN_START, {"turn": self._turn}, line)
+        self._open_step(line)
+        message = Message(
+            id=new_message_id(), role="user", content=(TextBlock(text=self.clean(text)),), source={"kind": "user"}
+        )
+        self._emit(EventTypes.USER_MESSAGE, {**self._where(), "message": message_to_json(message)}, line)
+
+    def assistant(self, texts: list[str], calls: list[tuple[str, str, str]], line: int) -> None:
+        """An assistant message: visible texts and ``(call id, name, argument text)`` calls."""
+        if self._step is None:  # an assistant entry before any user message
+            self._turn += 1
+            self._emit(EventTypes.TURN_START, {"turn": self._turn}, line)
+            self._open_step(line)
+        elif self._step_has_calls:
+            self._emit(EventTypes.STEP_END, self._where(), line)
+            self._step += 1
+            self._open_step(line)
+        blocks: list[ContentBlock] = [TextBlock(text=self.clean(t)) for t in texts if t.strip()]
+        fresh = [(cid, name, args) for cid, name, args in calls if cid not in self._calls]
+        for _ in range(len(calls) - len(fresh)):
+            self.skip("repeated tool call id")
+        blocks += [ToolCallBlock(id=cid, name=name, arguments=self.clean(args)) for cid, name, args in fresh]
+        if not blocks:
+            self.skip("empty assistant message")
+            return
+        message = Message(id=new_message_id(), role="assistant", content=tuple(blocks), source=self.source)
+        self._emit(EventTypes.ASSISTANT_MESSAGE, {**self._where(), "message": message_to_json(message)}, line)
+        for block in blocks:
+            if isinstance(block, ToolCallBlock):
+                self._pending[block.id] = block.name
+                self._calls.add(block.id)
+                self._step_has_calls = True
+                call = {**self._where(), "call_id": block.id, "name": block.name, "arguments": block.arguments}
+                self._emit(EventTypes.TOOL_CALL, call, line)
+
+    def tool_result(self, call_id: str, text: str, is_error: bool, line: int) -> None:
+        name = self._pending.pop(call_id, None)
+        if name is None:
+            self.skip("tool result without a call")
+            return
+        self._result(call_id, name, self.clean(text), is_error, line)
+
+    def compaction(self, summary: str, line: int) -> None:
+        """A host compaction: its summary stands in for every history event so far."""
+        self._close_turn(line)
+        self._compactions += 1
+        cid = f"import-{self._compactions}"
+        shadowed = [seq for seq, event in enumerate(self.events) if event.type in _HISTORY]
+        self._emit(EventTypes.COMPACTION_START, {"compaction_id": cid, "turn": self._turn}, line)
+        summary_data = {"compaction_id": cid, "summary": self.clean(summary), "shadowed_seqs": shadowed}
+        self._emit(EventTypes.COMPACTION_SUMMARY, summary_data, line)
+        self._emit(EventTypes.COMPACTION_END, {"compaction_id": cid}, line)
+
+    def finish(self, line: int) -> list[ImportedEvent]:
+        self._close_turn(line)
+        return self.events
+
+    # --- structure ------------------------------------------------------------------
+
+    def _where(self) -> dict[str, int]:
+        return {"turn": self._turn, "step": self._step or 0}
+
+    def _emit(self, etype: str, data: dict[str, Any], line: int) -> None:
+        self.events.append(ImportedEvent(type=etype, data={**data, SOURCE_LINE_KEY: line}))
+
+    def _open_step(self, line: int) -> None:
+        self._step = self._step or 0
+        self._step_has_calls = False
+        self._emit(EventTypes.STEP_START, self._where(), line)
+
+    def _result(self, call_id: str, name: str, text: str, is_error: bool, line: int, code: str | None = None) -> None:
+        block = ToolResultBlock(tool_call_id=call_id, content=(TextBlock(text=text),), is_error=is_error)
+        message = Message(
+            id=f"result-{call_id}", role="tool", content=(block,), source={"kind": "tool", "call_id": call_id}
+        )
+        data: dict[str, Any] = {**self._where(), "call_id": call_id, "name": name, "message": message_to_json(message)}
+        if is_error:
+            data["error"] = {
+                "code": code or "TOOL_FAILED",
+                "message": scrub_text(text.splitlines()[0] if text else name, limit=200),
+            }
+        self._emit(EventTypes.TOOL_RESULT, data, line)
+
+    def _close_turn(self, line: int) -> None:
+        if self._step is None:
+            return
+        for call_id, name in list(self._pending.items()):
+            self._result(call_id, name, UNANSWERED_TEXT, True, line, code=UNANSWERED_CODE)
+            self.synthesised += 1
+        self._pending.clear()
+        self._emit(EventTypes.STEP_END, self._where(), line)
+        self._emit(EventTypes.TURN_END, {"turn": self._turn, "reason": {"kind": "completed"}}, line)
+        self._step = None
+
+
+def argument_text(value: Any) -> str:
+    """A tool call's arguments as raw JSON text (text that is already a string is kept)."""
+    return value if isinstance(value, str) else json.dumps(value, ensure_ascii=False)

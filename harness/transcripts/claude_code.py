@@ -1,0 +1,100 @@
+"""Claude Code's per-session JSONL (``~/.claude/projects/<project>/<session>.jsonl``).
+
+Each line is one entry: ``user`` and ``assistant`` entries carry an Anthropic
+``message`` (content a string or a list of ``text`` / ``thinking`` /
+``tool_use`` / ``tool_result`` / ``image`` blocks); a ``user`` entry with
+``isCompactSummary`` holds the summary that replaced the context after a
+compaction. Everything else (``progress``, ``system``, ``file-history-snapshot``,
+``queue-operation``, old-format ``summary`` titles) produces no event.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from .builder import EventBuilder, argument_text
+
+#: entry types that are bookkeeping for Claude Code itself, not conversation
+BOOKKEEPING = frozenset({"progress", "system", "file-history-snapshot", "queue-operation", "summary"})
+
+
+def source_of(entries: list[tuple[int, dict[str, Any]]]) -> tuple[str | None, str | None]:
+    """``(session id, working directory)`` from the first entries that name them."""
+    session = next((e["sessionId"] for _, e in entries if isinstance(e.get("sessionId"), str)), None)
+    cwd = next((e["cwd"] for _, e in entries if isinstance(e.get("cwd"), str)), None)
+    return session, cwd
+
+
+def feed(builder: EventBuilder, line: int, entry: dict[str, Any]) -> None:
+    kind = entry.get("type")
+    message = entry.get("message")
+    if kind in BOOKKEEPING:
+        subtype = entry.get("subtype")
+        builder.skip(f"{kind}:{subtype}" if isinstance(subtype, str) else str(kind))
+    elif kind == "user" and isinstance(message, dict):
+        _user(builder, line, entry, message.get("content"))
+    elif kind == "assistant" and isinstance(message, dict):
+        _assistant(builder, line, message)
+    else:
+        builder.skip(str(kind) if isinstance(kind, str) else "entry without a type", unknown=True)
+
+
+def _user(builder: EventBuilder, line: int, entry: dict[str, Any], content: Any) -> None:
+    if entry.get("isCompactSummary"):
+        builder.compaction(_text_of(content), line)
+        return
+    if entry.get("isMeta"):
+        builder.skip("user:meta")
+        return
+    if isinstance(content, str):
+        builder.user(content, line)
+        return
+    texts: list[str] = []
+    for block in content if isinstance(content, list) else ():
+        btype = block.get("type") if isinstance(block, dict) else None
+        if btype == "tool_result":
+            call_id = block.get("tool_use_id")
+            if isinstance(call_id, str):
+                builder.tool_result(call_id, _text_of(block.get("content")), block.get("is_error") is True, line)
+            else:
+                builder.skip("tool_result without an id", unknown=True)
+        elif btype == "text" and isinstance(block.get("text"), str):
+            texts.append(block["text"])
+        else:
+            builder.skip(f"user block:{btype}", unknown=btype != "image")
+    if texts:
+        builder.user("\n".join(texts), line)
+
+
+def _assistant(builder: EventBuilder, line: int, message: dict[str, Any]) -> None:
+    model = message.get("model")
+    if isinstance(model, str) and model != "<synthetic>":
+        builder.source = {"kind": "model", "provider": "anthropic", "model": model}
+    texts: list[str] = []
+    calls: list[tuple[str, str, str]] = []
+    content = message.get("content")
+    for block in [{"type": "text", "text": content}] if isinstance(content, str) else content or ():
+        btype = block.get("type") if isinstance(block, dict) else None
+        if btype == "text" and isinstance(block.get("text"), str):
+            texts.append(block["text"])
+        elif btype == "tool_use" and isinstance(block.get("id"), str):
+            calls.append((block["id"], str(block.get("name") or "unknown-tool"), argument_text(block.get("input", {}))))
+        elif btype in ("thinking", "redacted_thinking"):
+            builder.skip("thinking")
+        else:
+            builder.skip(f"assistant block:{btype}", unknown=True)
+    if texts or calls:
+        builder.assistant(texts, calls, line)
+
+
+def _text_of(content: Any) -> str:
+    """A result's or summary's content as text; images become a placeholder."""
+    if isinstance(content, str):
+        return content
+    parts: list[str] = []
+    for block in content if isinstance(content, list) else ():
+        if isinstance(block, dict) and block.get("type") == "text" and isinstance(block.get("text"), str):
+            parts.append(block["text"])
+        elif isinstance(block, dict) and block.get("type") == "image":
+            parts.append("[image omitted]")
+    return "\n".join(parts)

@@ -1,0 +1,181 @@
+"""``harness shadow hook claude-code|codex``: the Stop-hook bridge.
+
+Claude Code (``Stop`` / ``SubagentStop``) and Codex (``Stop``, behind the
+``codex_hooks`` feature) run a command hook with a JSON object on stdin
+(``session_id``, ``transcript_path``, ``cwd``, ``stop_hook_active``). The
+bridge rolls the definition's activation probability, reviews the transcript
+once and answers on stdout in the hooks' shared output format: a report is
+``{"decision": "block", "reason": <finding>}`` (the agent continues with the
+finding as its next input); anything else is ``{}`` (the agent stops).
+
+Loops are cut twice: ``stop_hook_active`` (the agent is already continuing
+because of a stop hook) never reviews, and a per-session state file
+(``$DSH_HOME/imports/hooks/<agent>-<session>.json``, 0600, written
+atomically) skips a transcript that has not grown since its last review.
+``--timeout`` bounds the review so the answer comes inside the hook's own
+timeout. The exit status is 0 whenever an answer was printed; bad hook
+input exits 1 (a non-blocking hook error for both agents).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import random
+import re
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+import trio
+
+from harness.cli.common import add_profile_arguments, dsh_home, load_profile, single_dsh_error
+from hookspecs.errors import DshError
+from hookspecs.fsutil import ensure_private_dir, write_atomic
+from hookspecs.scrub import scrub_text
+
+from .model import ImportedTranscript
+from .reader import import_transcript
+from .review import ReviewOutcome, review_imported
+
+AGENTS = {"claude-code": "claude-code", "codex": "codex"}
+STATE_DIR = "imports/hooks"
+MAX_INPUT = 1024 * 1024
+#: well inside Claude Code's default 60 s command-hook timeout
+DEFAULT_TIMEOUT = 50.0
+#: a reason handed back to the agent is bounded
+MAX_REASON = 8000
+_UNSAFE = re.compile(r"[^A-Za-z0-9_.-]+")
+
+
+class HookInputError(DshError):
+    """The hook's stdin is not what the agent sends."""
+
+
+def hook_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="harness shadow hook",
+        description="Review a Claude Code or Codex transcript from the agent's Stop hook (JSON on stdin and stdout).",
+    )
+    parser.add_argument("agent", choices=sorted(AGENTS), help="the agent whose Stop hook runs this")
+    add_profile_arguments(parser)
+    parser.add_argument("--definition", metavar="NAME", help="the Shadow definition id (default: the default Shadow)")
+    parser.add_argument("--timeout", type=float, default=DEFAULT_TIMEOUT, metavar="S", help="bound on the review")
+    return parser
+
+
+def read_hook_input(raw: bytes) -> dict[str, Any]:
+    if len(raw) > MAX_INPUT:
+        raise HookInputError(f"stdin: the hook input is larger than {MAX_INPUT} bytes")
+    try:
+        data = json.loads(raw.decode("utf-8"))
+    except (UnicodeDecodeError, ValueError):
+        raise HookInputError("stdin: the hook input is not a JSON object") from None
+    if not isinstance(data, dict):
+        raise HookInputError("stdin: the hook input is not a JSON object")
+    for key in ("session_id", "transcript_path"):
+        if data.get(key) is not None and not isinstance(data.get(key), str):
+            raise HookInputError(f"stdin: field '{key}' must be a string")
+    if not isinstance(data.get("session_id"), str) or not data["session_id"]:
+        raise HookInputError("stdin: field 'session_id' is missing")
+    return data
+
+
+def transcript_of(hook: dict[str, Any]) -> str | None:
+    """A subagent's own transcript on ``SubagentStop`` when the agent names it, else the session's."""
+    own = hook.get("agent_transcript_path")
+    if hook.get("hook_event_name") == "SubagentStop" and isinstance(own, str) and own:
+        return own
+    path = hook.get("transcript_path")
+    return path if isinstance(path, str) and path else None
+
+
+def state_key(hook: dict[str, Any]) -> str:
+    """One state file per session, and per subagent within it."""
+    agent_id = hook.get("agent_id")
+    return f"{hook['session_id']}-{agent_id}" if isinstance(agent_id, str) and agent_id else str(hook["session_id"])
+
+
+def state_path(home: Path, agent: str, session_id: str) -> Path:
+    safe = _UNSAFE.sub("-", session_id).strip("-.")[:100] or "session"
+    return home / STATE_DIR / f"{agent}-{safe}.json"
+
+
+def load_state(path: Path) -> dict[str, Any]:
+    try:
+        value = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return {}  # no state yet, or a damaged file: start over (it is rewritten whole)
+    return value if isinstance(value, dict) else {}
+
+
+def save_state(path: Path, state: dict[str, Any]) -> None:
+    ensure_private_dir(path.parent)
+    write_atomic(path, json.dumps(state, sort_keys=True) + "\n")
+
+
+def feedback(transcript: ImportedTranscript, outcome: ReviewOutcome) -> str:
+    """The finding as the agent reads it: the report, then its refs as transcript lines."""
+    lines = [outcome.report or ""]
+    cited = [f"transcript line {r['transcript_line']}" for r in outcome.refs if r.get("transcript_line")]
+    if cited:
+        lines.append("Evidence: " + ", ".join(cited) + ".")
+    return scrub_text("\n".join(lines).strip(), limit=MAX_REASON)
+
+
+def decide(args: argparse.Namespace, hook: dict[str, Any], home: Path) -> tuple[dict[str, Any], dict[str, Any]]:
+    """``(answer for stdout, note for the state file)``."""
+    if hook.get("stop_hook_active") is True:
+        return {}, {"last_skip": "stop_hook_active"}
+    path = transcript_of(hook)
+    if not path:
+        return {}, {"last_skip": "no_transcript"}
+    transcript = import_transcript(Path(path), format=AGENTS[args.agent])  # type: ignore[arg-type]
+    state = load_state(state_path(home, args.agent, state_key(hook)))
+    if state.get("reviewed_lines") == transcript.lines:
+        return {}, {"last_skip": "unchanged"}
+    composed = load_profile(args, home)
+    rows = composed.rows if composed else ()
+    rng = random.Random()
+    try:
+        outcome = trio.run(
+            lambda: review_imported(
+                transcript,
+                home=home,
+                rows=rows,
+                definition=args.definition,
+                bound_seconds=args.timeout,
+                roll=lambda p: rng.random() < p,
+            )
+        )
+    except BaseExceptionGroup as group:
+        single = single_dsh_error(group)
+        if single is None:
+            raise
+        raise single from None
+    note: dict[str, Any] = {"last_outcome": outcome.phase, "last_review_session": outcome.session_id}
+    if outcome.phase != "not_rolled":
+        note["reviewed_lines"] = transcript.lines
+    if outcome.phase == "report":
+        return {"decision": "block", "reason": feedback(transcript, outcome)}, note
+    return {}, note
+
+
+def hook_main(argv: Sequence[str]) -> int:
+    parser = hook_parser()
+    try:
+        args = parser.parse_args(list(argv))
+    except SystemExit as exc:
+        return exc.code if isinstance(exc.code, int) else 2
+    home = dsh_home()
+    try:
+        hook = read_hook_input(sys.stdin.buffer.read(MAX_INPUT + 1))
+        answer, note = decide(args, hook, home)
+    except DshError as exc:
+        print(f"harness shadow hook: {scrub_text(str(exc), limit=2000)}", file=sys.stderr)
+        return 1
+    path = state_path(home, args.agent, state_key(hook))
+    save_state(path, {**load_state(path), **note, "session_id": hook["session_id"]})
+    sys.stdout.write(json.dumps(answer, ensure_ascii=False) + "\n")
+    return 0

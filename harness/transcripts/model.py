@@ -1,0 +1,54 @@
+"""What an import produces: events in the session-log vocabulary, each pointing at its source line."""
+
+from __future__ import annotations
+
+from typing import Any, Literal, TypeAlias
+
+import attrs
+
+from hookspecs.errors import DshError
+
+Format: TypeAlias = Literal["claude-code", "codex"]
+
+#: the key every imported event's ``data`` carries: the 1-based transcript line it came from
+SOURCE_LINE_KEY = "transcript_line"
+
+
+class TranscriptError(DshError):
+    """A transcript that cannot be imported; the message names the file and, where known, the line."""
+
+
+@attrs.frozen(kw_only=True)
+class ImportedEvent:
+    """One event to append: its type, its payload (``data[SOURCE_LINE_KEY]`` is the source line)."""
+
+    type: str
+    data: dict[str, Any]
+
+    @property
+    def line(self) -> int:
+        return int(self.data[SOURCE_LINE_KEY])
+
+
+@attrs.frozen(kw_only=True)
+class ImportedTranscript:
+    """A whole imported transcript.
+
+    ``skipped`` counts the entries that produced no event, by kind (thinking,
+    progress lines, bookkeeping); ``unknown`` the subset whose kind the importer
+    does not know at all. ``synthesised`` counts error results written for calls
+    the transcript never answered.
+    """
+
+    format: Format
+    source_id: str | None
+    cwd: str | None
+    events: tuple[ImportedEvent, ...]
+    lines: int
+    skipped: dict[str, int]
+    unknown: dict[str, int]
+    synthesised: int = 0
+
+    def line_of_seq(self, seq: int) -> int | None:
+        """The source line of the event at ``seq`` (events are appended from seq 0)."""
+        return self.events[seq].line if 0 <= seq < len(self.events) else None
