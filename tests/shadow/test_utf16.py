@@ -1,0 +1,68 @@
+"""UTF-16 lengths and slices against a reference that counts code units one by one."""
+
+from __future__ import annotations
+
+from hypothesis import assume, given, settings
+from hypothesis import strategies as st
+
+from shadow_mind_plugin.utf16 import u16len, u16slice
+
+# any code point, lone surrogates included (JSON "\ud800" escapes load as those)
+TEXT = st.text(alphabet=st.characters(min_codepoint=0, max_codepoint=0x10FFFF), max_size=40)
+
+
+def units_of(text: str) -> list[str]:
+    """Each character as the UTF-16 units JavaScript sees: astral ones as a pair."""
+    out: list[str] = []
+    for ch in text:
+        code = ord(ch)
+        if code > 0xFFFF:
+            code -= 0x10000
+            out += [chr(0xD800 + (code >> 10)), chr(0xDC00 + (code & 0x3FF))]
+        else:
+            out.append(ch)
+    return out
+
+
+@given(TEXT)
+@settings(max_examples=200, deadline=None)
+def test_length_counts_utf16_units(text: str) -> None:
+    assert u16len(text) == len(units_of(text))
+
+
+def test_length_examples() -> None:
+    assert u16len("") == 0
+    assert u16len("abc") == 3
+    assert u16len("äöü") == 3
+    assert u16len("😀a") == 3
+    assert u16len("a\ud800b") == 3  # a lone surrogate is one unit, as in JavaScript
+
+
+def test_slice_keeps_lone_surrogates_instead_of_raising() -> None:
+    assert u16slice("ä\ud800b", 0, 2) == "ä\ud800"
+    assert u16slice("\udc00😀", 0, 3) == "\udc00😀"
+    assert u16slice("x\ud800", -1) == "\ud800"
+
+
+def test_slice_never_splits_a_pair() -> None:
+    assert u16slice("a😀b", 0, 2) == "a"  # the cut falls inside the pair: it goes
+    assert u16slice("a😀b", 2) == "b"
+    assert u16slice("a😀b", 1, 3) == "😀"
+    assert u16slice("😀😀", 1, 3) == ""
+
+
+def units_with_partner(text: str) -> list[tuple[str, int]]:
+    """(unit, index of the character it belongs to) for every UTF-16 unit."""
+    return [(unit, index) for index, ch in enumerate(text) for unit in units_of(ch)]
+
+
+@given(TEXT, st.integers(-45, 45), st.one_of(st.none(), st.integers(-45, 45)))
+@settings(max_examples=300, deadline=None)
+def test_slice_is_the_unit_slice_minus_split_pairs(text: str, start: int, stop: int | None) -> None:
+    # two lone halves side by side are one pair to UTF-16 (and to JavaScript): not this reference's case
+    assume(not any("\ud800" <= a <= "\udbff" and "\udc00" <= b <= "\udfff" for a, b in zip(text, text[1:])))
+    tagged = units_with_partner(text)
+    window = tagged[start:stop]
+    # a character survives when all of its units are inside the window
+    whole = [index for index in dict.fromkeys(i for _, i in window) if sum(1 for _, i in window if i == index) == len(units_of(text[index]))]
+    assert u16slice(text, start, stop) == "".join(text[i] for i in whole)
