@@ -63,10 +63,9 @@ from harness.llm.scripted import AdapterPlugin
 from harness.profiles import ProfileRow
 from harness.sessions import SessionStore
 from hookspecs import hookimpl
-from hookspecs.values import AgentOptions, LlmRequest, SessionHeader, create_user_message
+from hookspecs.values import AgentOptions, LlmRequest, ModelInfo, SessionHeader, create_user_message
 from shadow_mind_plugin.plugin import runtime_for
 from shadow_mind_plugin.tokens import estimate_tokens, prompt_token_budget
-from hookspecs.values import ModelInfo
 
 WARM_TARGET = 2.0
 RESUME_TARGET = 3.0
@@ -310,8 +309,9 @@ async def run(args: argparse.Namespace, root: Path) -> None:
         prof.enable()
         await one_host(home, work, args.window, 1 + args.warm)
         prof.disable()
-        pstats.Stats(prof).strip_dirs().sort_stats("cumulative").print_stats("shadow_mind_plugin|subagents|sessions", 40)
-        pstats.Stats(prof).strip_dirs().sort_stats("tottime").print_stats(30)
+        stats = pstats.Stats(prof)
+        stats.sort_stats("cumulative").print_stats(r"shadow_mind_plugin/(?!.*generated)|harness/subagents|harness/sessions", 40)
+        stats.strip_dirs().sort_stats("tottime").print_stats(30)
         return
     print(
         f"review cycle (turn end -> relay in the root inbox), instant scripted model; {args.resumes} resumes x "
