@@ -179,8 +179,11 @@ def write_definition(home: Path) -> None:
     (root / "default.md").write_text(DEFINITION)
 
 
-async def one_host(home: Path, work: Path, window: int, cycles: int) -> tuple[list[tuple[float, float]], list[int], str]:
-    """Resume the session on a fresh host and run ``cycles`` review cycles."""
+async def one_host(
+    home: Path, work: Path, window: int, cycles: int, profiler: Any = None
+) -> tuple[list[tuple[float, float]], list[int], str]:
+    """Resume the session on a fresh host and run ``cycles`` review cycles
+    (``profiler``: enabled for the warm ones)."""
     adapter = CycleAdapter.from_text(SCRIPT.format(window=window), source="<bench>")
     watch = Stopwatch()
     rows = [
@@ -210,6 +213,8 @@ async def one_host(home: Path, work: Path, window: int, cycles: int) -> tuple[li
 
         runtime.budget.spend = counted  # type: ignore[method-assign]
         for number in range(cycles):
+            if profiler is not None and number == 1:
+                profiler.enable()
             watch.turn_end = None
             before = len(watch.samples)
             agent.followup(create_user_message(f"what is the deploy target? (question {number})"))
@@ -223,6 +228,8 @@ async def one_host(home: Path, work: Path, window: int, cycles: int) -> tuple[li
                 state = runtime.owners.get(agent.id)
                 last = runtime.controls.status(agent).get("last_run") if state else None
                 raise SystemExit(f"cycle {number}: no relay reached the root (last run: {last})")
+        if profiler is not None:
+            profiler.disable()
         await handle.dispose()
     return watch.samples, prompt_chars, adapter.last_prompt
 
@@ -306,9 +313,8 @@ async def run(args: argparse.Namespace, root: Path) -> None:
         write_definition(home)
         await one_host(home, work, args.window, 2)  # the log as later runs see it
         prof = cProfile.Profile()
-        prof.enable()
-        await one_host(home, work, args.window, 1 + args.warm)
-        prof.disable()
+        await one_host(home, work, args.window, 1 + args.warm, profiler=prof)
+        print(f"--- profile of {args.warm} warm cycles at {size:,} events ---")
         stats = pstats.Stats(prof)
         stats.sort_stats("cumulative").print_stats(r"shadow_mind_plugin/(?!.*generated)|harness/subagents|harness/sessions", 40)
         stats.strip_dirs().sort_stats("tottime").print_stats(30)
