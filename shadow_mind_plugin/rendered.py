@@ -18,6 +18,8 @@ from typing import Any, Final, overload
 
 import attrs
 
+from .utf16 import note_extension
+
 ENTRY_SEPARATOR: Final = "\n\n"
 
 
@@ -56,7 +58,10 @@ class RenderedLog:
         if count < self._joined_count:
             return ENTRY_SEPARATOR.join(entry.text for entry in islice(self.entries, count))
         tail = ENTRY_SEPARATOR.join(entry.text for entry in islice(self.entries, self._joined_count, count))
-        self._joined = f"{self._joined}{ENTRY_SEPARATOR}{tail}" if self._joined_count else tail
+        previous = self._joined
+        self._joined = f"{previous}{ENTRY_SEPARATOR}{tail}" if self._joined_count else tail
+        if previous:
+            note_extension(previous, self._joined)  # measuring the new text then costs its tail
         self._joined_count = count
         return self._joined
 

@@ -10,15 +10,77 @@ escapes load as those): each is one unit, as in JavaScript.
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
+#: texts at least this long are measured through a :class:`PrefixMemo`
+LONG_TEXT = 1 << 16
+
 _CODEC = "utf-16-le"
 _LONE = "surrogatepass"
+
+
+class PrefixMemo:
+    """Additive measures (counts per character, summed) of the latest long text.
+
+    A reviewer prompt is measured over a trajectory that grew by a few events
+    since the previous review: a text that starts with the remembered one is
+    measured on its new tail only (plus one ``startswith``, a memory compare).
+    """
+
+    __slots__ = ("_measure", "_text", "_value")
+
+    def __init__(self, measure: Callable[[str], tuple[int, ...]]) -> None:
+        self._measure = measure
+        self._text = ""
+        self._value: tuple[int, ...] = ()
+
+    def __call__(self, text: str) -> tuple[int, ...]:
+        last = self._text
+        if last and (text is last or extends(text, last)):
+            tail = self._measure(text[len(last) :])
+            value = tuple(a + b for a, b in zip(self._value, tail, strict=True))
+        else:
+            value = self._measure(text)
+        self._text, self._value = text, value
+        return value
+
+
+# the latest (longer, prefix) pair known to extend: the second memo asked about the
+# same pair, or a writer that built the text by appending, spares the compare
+_extension: tuple[str, str] = ("", "")
+
+
+def note_extension(prefix: str, text: str) -> None:
+    """Tell the memos that ``text`` starts with ``prefix`` (its builder knows)."""
+    global _extension
+    _extension = (prefix, text)
+
+
+def extends(text: str, prefix: str) -> bool:
+    """``text.startswith(prefix)``, remembered for the latest pair."""
+    known_prefix, known_text = _extension
+    if known_text is text and known_prefix is prefix:
+        return True
+    if len(text) < len(prefix) or not text.startswith(prefix):
+        return False
+    note_extension(prefix, text)
+    return True
+
+
+def _units(text: str) -> tuple[int]:
+    return (len(text.encode(_CODEC, _LONE)) >> 1,)
+
+
+_LONG_UNITS = PrefixMemo(_units)
 
 
 def u16len(text: str) -> int:
     """Length in UTF-16 code units (an astral character counts 2)."""
     if text.isascii():
         return len(text)
-    return len(text.encode(_CODEC, _LONE)) >> 1
+    if len(text) >= LONG_TEXT:
+        return _LONG_UNITS(text)[0]
+    return _units(text)[0]
 
 
 def u16slice(text: str, start: int, stop: int | None = None) -> str:

@@ -66,3 +66,37 @@ def test_slice_is_the_unit_slice_minus_split_pairs(text: str, start: int, stop: 
     # a character survives when all of its units are inside the window
     whole = [index for index in dict.fromkeys(i for _, i in window) if sum(1 for _, i in window if i == index) == len(units_of(text[index]))]
     assert u16slice(text, start, stop) == "".join(text[i] for i in whole)
+
+
+def test_long_texts_measure_the_same_through_the_prefix_memo() -> None:
+    import math
+    import random
+
+    from shadow_mind_plugin.tokens import _DENSE, estimate_tokens
+    from shadow_mind_plugin.utf16 import LONG_TEXT, note_extension
+
+    def reference(text: str) -> tuple[int, int]:
+        units = len(units_of(text))
+        dense = sum(len(units_of(m)) for m in _DENSE.findall(text))
+        return units, dense + math.ceil((units - dense) / 2)
+
+    rng = random.Random(3)
+    words = ["plain", "words", "配置", "déjà", "😀", "テスト", "\ud800"]
+
+    def chunk(n: int) -> str:
+        return " ".join(rng.choice(words) for _ in range(n))
+
+    text = chunk(LONG_TEXT // 4)
+    texts = [text]
+    for _ in range(3):
+        text = text + "\n\n" + chunk(50)  # grows, as a trajectory does
+        texts.append(text)
+    texts.append(chunk(LONG_TEXT // 4))  # an unrelated text of similar length
+    texts.append(texts[-1][: len(texts[-1]) // 2 + LONG_TEXT])  # a shorter prefix of it
+    texts.append(texts[2])  # back to an older one
+    for text in texts:
+        assert (u16len(text), estimate_tokens(text)) == reference(text)
+    # a hint about another prefix is not taken for the remembered one
+    other = chunk(LONG_TEXT // 4)
+    note_extension(texts[0], other)
+    assert (u16len(other), estimate_tokens(other)) == reference(other)
