@@ -14,6 +14,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Iterator, Sequence
 from collections.abc import Set as AbstractSet
 from itertools import islice
+from operator import attrgetter
 from typing import Any, Final, overload
 
 import attrs
@@ -21,6 +22,7 @@ import attrs
 from .utf16 import note_extension
 
 ENTRY_SEPARATOR: Final = "\n\n"
+_SEQ: Final = attrgetter("seq")
 
 
 @attrs.frozen(slots=True)
@@ -131,7 +133,7 @@ class SeqsView(AbstractSet[int]):
         return self._count
 
     def __iter__(self) -> Iterator[int]:
-        return (entry.seq for entry in islice(self._log.entries, self._count))
+        return map(_SEQ, islice(self._log.entries, self._count))  # C-speed: anchor lists sort it per review
 
     @classmethod
     def _from_iterable(cls, it: Iterable[Any]) -> frozenset[Any]:

@@ -47,9 +47,14 @@ def estimate_tokens(text: str) -> int:
     return dense + math.ceil((total - dense) / 2)
 
 
+#: everything below the first dense block: dropping its runs first is ~8x faster than
+#: scanning every character against the dense classes (the regex engine's run loop)
+_BELOW_DENSE: Final = re.compile("[\x00-\u2e7f]+")
+
+
 def _sizes(text: str) -> tuple[int, int]:
     """(UTF-16 units, dense UTF-16 units): both add up over concatenation."""
-    return u16len(text), u16len("".join(_DENSE.findall(text)))
+    return u16len(text), u16len("".join(_DENSE.findall(_BELOW_DENSE.sub("", text))))
 
 
 #: the regex scan costs ~50 ns a character: a growing trajectory is scanned on its new tail only

@@ -20,28 +20,38 @@ _LONE = "surrogatepass"
 
 
 class PrefixMemo:
-    """Additive measures (counts per character, summed) of the latest long text.
+    """Additive measures (counts per character, summed) of the latest long texts.
 
     A reviewer prompt is measured over a trajectory that grew by a few events
-    since the previous review: a text that starts with the remembered one is
+    since the previous review: a text that starts with a remembered one is
     measured on its new tail only (plus one ``startswith``, a memory compare).
+    A few slots, most recent first, so the window-sized texts cut from the
+    trajectory between two reviews do not push the trajectory out.
     """
 
-    __slots__ = ("_measure", "_text", "_value")
+    __slots__ = ("_measure", "_slots")
+
+    SLOTS = 3
 
     def __init__(self, measure: Callable[[str], tuple[int, ...]]) -> None:
         self._measure = measure
-        self._text = ""
-        self._value: tuple[int, ...] = ()
+        self._slots: list[tuple[str, tuple[int, ...]]] = []
 
     def __call__(self, text: str) -> tuple[int, ...]:
-        last = self._text
-        if last and (text is last or extends(text, last)):
-            tail = self._measure(text[len(last) :])
-            value = tuple(a + b for a, b in zip(self._value, tail, strict=True))
+        slots = self._slots
+        for index, (last, known) in enumerate(slots):
+            if text is last:
+                value = known
+                break
+            if extends(text, last):
+                tail = self._measure(text[len(last) :])
+                value = tuple(a + b for a, b in zip(known, tail, strict=True))
+                break
         else:
-            value = self._measure(text)
-        self._text, self._value = text, value
+            index, value = self.SLOTS - 1, self._measure(text)
+        del slots[index:index + 1]
+        slots.insert(0, (text, value))
+        del slots[self.SLOTS :]
         return value
 
 

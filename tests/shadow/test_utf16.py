@@ -100,3 +100,25 @@ def test_long_texts_measure_the_same_through_the_prefix_memo() -> None:
     other = chunk(LONG_TEXT // 4)
     note_extension(texts[0], other)
     assert (u16len(other), estimate_tokens(other)) == reference(other)
+
+
+# the block edges of the dense classes and their neighbours, plus everyday text
+_TOKEN_TEXT = st.text(
+    alphabet=st.one_of(
+        st.sampled_from("ab \n\u2e7f\u2e80\u2eff\u3000\u303f\u30ff\u3100\u312f\u31bf\u31c0\u31ef\u4dbf\u4e00\u9fff\uac00\ud7af\ud7b0\uf900\ufaff\uff00\uffef\ufff0é😀\U00020000\U000323af\U000323b0"),
+        st.characters(min_codepoint=0, max_codepoint=0x10FFFF),
+    ),
+    max_size=60,
+)
+
+
+@given(_TOKEN_TEXT)
+@settings(max_examples=300, deadline=None)
+def test_token_estimate_counts_dense_units_one_token_each(text: str) -> None:
+    import math
+
+    from shadow_mind_plugin.tokens import _DENSE, estimate_tokens
+
+    units = len(units_of(text))
+    dense = sum(len(units_of(ch)) for ch in text if _DENSE.fullmatch(ch))
+    assert estimate_tokens(text) == (dense + math.ceil((units - dense) / 2) if text else 0)
