@@ -39,7 +39,8 @@ class PrefixMemo:
 
     def __call__(self, text: str) -> tuple[int, ...]:
         slots = self._slots
-        for index, (last, known) in enumerate(slots):
+        for index in range(len(slots)):
+            last, known = slots[index]
             if text is last:
                 value = known
                 break
