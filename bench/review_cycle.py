@@ -182,7 +182,7 @@ def write_definition(home: Path) -> None:
 
 
 async def one_host(
-    home: Path, work: Path, window: int, cycles: int, profiler: Any = None
+    home: Path, work: Path, window: int, cycles: int, profiler: Any = None, profile_first: bool = False
 ) -> tuple[list[tuple[float, float]], list[int], str]:
     """Resume the session on a fresh host and run ``cycles`` review cycles
     (``profiler``: enabled for the warm ones)."""
@@ -215,8 +215,10 @@ async def one_host(
 
         runtime.budget.spend = counted  # type: ignore[method-assign]
         for number in range(cycles):
-            if profiler is not None and number == 1:
+            if profiler is not None and number == (0 if profile_first else 1):
                 profiler.enable()
+            if profiler is not None and profile_first and number == 1:
+                profiler.disable()
             watch.turn_end = None
             before = len(watch.samples)
             agent.followup(create_user_message(f"what is the deploy target? (question {number})"))
@@ -315,8 +317,9 @@ async def run(args: argparse.Namespace, root: Path) -> None:
         write_definition(home)
         await one_host(home, work, args.window, 2)  # the log as later runs see it
         prof = cProfile.Profile()
-        await one_host(home, work, args.window, 1 + args.warm, profiler=prof)
-        print(f"--- profile of {args.warm} warm cycles at {size:,} events ---")
+        await one_host(home, work, args.window, 1 + args.warm, profiler=prof, profile_first=args.profile_resume)
+        what = "the first cycle after resume" if args.profile_resume else f"{args.warm} warm cycles"
+        print(f"--- profile of {what} at {size:,} events ---")
         stats = pstats.Stats(prof)
         stats.sort_stats("cumulative").print_stats(r"shadow_mind_plugin/(?!.*generated)|harness/subagents|harness/sessions", 40)
         stats.strip_dirs().sort_stats("tottime").print_stats(30)
@@ -342,7 +345,8 @@ def main() -> None:
     parser.add_argument("--window", type=int, default=128_000, help="the reviewer model's context window (tokens)")
     parser.add_argument("--dir", default=None, help="parent of the temporary DSH_HOME (e.g. /dev/shm)")
     parser.add_argument("--quick", action="store_true", help="sizes 1000,10000,100000 with 2 resumes x (1 + 4 warm)")
-    parser.add_argument("--profile", type=int, default=0, metavar="SIZE", help="cProfile the cycles at one size instead")
+    parser.add_argument("--profile", type=int, default=0, metavar="SIZE", help="cProfile the warm cycles at one size instead")
+    parser.add_argument("--profile-resume", action="store_true", help="with --profile: the first cycle after resume")
     args = parser.parse_args()
     args.sizes = [int(s) for s in args.sizes.split(",") if s]
     if args.quick:

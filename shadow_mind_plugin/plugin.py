@@ -82,6 +82,11 @@ class ShadowMindRuntimePlugin:
             self.runtime.on_agent_idle(agent)
 
     @hookimpl
+    def dsh_agent_created(self, agent: Agent) -> None:
+        if self.runtime is not None and agent.is_root:
+            self.runtime.on_agent_created(agent)
+
+    @hookimpl
     def dsh_agent_disposed(self, agent: Agent) -> None:
         if self.runtime is not None and agent.is_root:
             self.runtime.on_agent_disposed(agent)

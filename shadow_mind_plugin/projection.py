@@ -311,6 +311,11 @@ class IncrementalProjector:
         """Forget everything (e.g. when the root session is replaced)."""
         self._reset(None)
 
+    @property
+    def watermark(self) -> int:
+        """The watermark of the latest call (-1 before the first)."""
+        return self._watermark
+
     def _continues(self, events: Sequence[SessionEvent]) -> bool:
         if len(events) < self._consumed:
             return False
