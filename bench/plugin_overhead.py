@@ -92,6 +92,10 @@ RUNTIME_ROW = ProfileRow(id="shadow-mind-runtime", name="shadow-mind-runtime", c
 TOOLS_ROW = ProfileRow(id="tool-shadow-mind", name="tool-shadow-mind", layer="bench")
 
 
+def profiled_focus(fn: Any) -> Any:
+    return profiled(fn, focus="shadow_mind_plugin")
+
+
 def write_definition(home: Path) -> Path:
     root = home / "shadow-minds"
     root.mkdir(parents=True, exist_ok=True, mode=0o700)
@@ -260,7 +264,3 @@ def main() -> None:
 
 if __name__ == "__main__":
     main()
-
-
-def profiled_focus(fn: Any) -> Any:
-    return profiled(fn, focus="shadow_mind_plugin")

@@ -11,7 +11,7 @@ import weakref
 from typing import TYPE_CHECKING, Any
 
 from hookspecs import hookimpl
-from hookspecs.values import CardRenderer
+from hookspecs.values import CardRenderer, EventTypes
 
 from .governance.cards import render_card
 from .runtime.runtime import ShadowRuntime
@@ -23,6 +23,9 @@ if TYPE_CHECKING:
 
     from hookspecs.protocols import Agent, Host, Session
     from hookspecs.values import Message, SessionEvent
+
+#: the only event types :meth:`ShadowRuntime.on_session_event` acts on
+WATCHED_EVENT_TYPES = frozenset({EventTypes.TURN_END, EventTypes.USER_MESSAGE})
 
 #: host -> its runtime, so the management-tools plugin can find it
 _RUNTIMES: weakref.WeakKeyDictionary[Any, ShadowRuntime] = weakref.WeakKeyDictionary()
@@ -62,7 +65,8 @@ class ShadowMindRuntimePlugin:
 
     @hookimpl
     def dsh_session_event(self, session: Session, event: SessionEvent) -> None:
-        if self.runtime is not None:
+        # every event of every session passes here; the runtime watches two types
+        if event.type in WATCHED_EVENT_TYPES and self.runtime is not None:
             self.runtime.on_session_event(session, event)
 
     @hookimpl
