@@ -75,10 +75,13 @@ class ShadowMindRuntimePlugin:
             self.runtime.on_inbox(agent, change, message)
 
     @hookimpl
-    async def dsh_agent_pre_step(self, agent: Agent, messages: Sequence[Message], call_next: Any) -> Any:
-        if self.runtime is None or not agent.is_root:
+    def dsh_agent_pre_step(self, agent: Agent, messages: Sequence[Message], call_next: Any) -> Any:
+        # every step of every agent passes here: without a relay waiting in an inbox,
+        # pass (None) without building a coroutine; the host awaits what is returned
+        runtime = self.runtime
+        if runtime is None or not runtime.output.relays_in_inbox or not agent.is_root:
             return None
-        return await self.runtime.on_pre_step(agent, messages, call_next)
+        return runtime.on_pre_step(agent, messages, call_next)
 
     @hookimpl
     def dsh_agent_status(self, agent: Agent, status: str) -> None:
