@@ -67,6 +67,8 @@ class ProjectionPrimer:
             text = projection.text
             u16len(text)
             estimate_tokens(text)
+            # the child spawn asks for the root's sandbox mode: the host then reads only newer events
+            self._ctx.host.subagents.toolkit.delegated_policy(agent)
 
     def take(self, agent: Agent) -> IncrementalProjector | None:
         """The primed projector of ``agent`` (once), or None."""
