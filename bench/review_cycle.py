@@ -19,8 +19,12 @@ bench opens a host with the Shadow Mind bundle, resumes the session
 messages, each giving one root tool turn (``read`` of a small file, then an
 answer) and so one review; the relay's follow-up turn is a plain answer.
 
-* ``after resume`` — the first cycle after a fresh host resumed the session
-  (the runtime has seen nothing of it yet); ``--resumes`` fresh hosts per size.
+* ``after resume`` — the first cycle after a fresh host resumed the session;
+  ``--resumes`` fresh hosts per size. The user message is sent right after
+  the resume: the runtime's background projection of the resumed log
+  (``shadow_mind_plugin/runtime/priming.py``) runs during the root's first
+  turn, and whatever of it is not done when the turn ends is done by the
+  review, inside the sample.
 * ``warm`` — the following ``--warm`` cycles on the same host.
 
 Like for like: every size runs exactly the same cycle, definition, settings
