@@ -272,9 +272,8 @@ def profiled(fn: Callable[..., Awaitable[object]], *, top: int = 30, focus: str 
         await fn(*args)
         prof.disable()
         print(f"\n--- profile of {getattr(fn, '__name__', fn)} ---")
-        stats = pstats.Stats(prof).strip_dirs()
-        if focus:
-            stats.sort_stats("cumulative").print_stats(focus, top)
-        stats.sort_stats("tottime").print_stats(top)
+        if focus:  # before strip_dirs: the focus names a package directory
+            pstats.Stats(prof).sort_stats("cumulative").print_stats(focus, top)
+        pstats.Stats(prof).strip_dirs().sort_stats("tottime").print_stats(top)
 
     return wrapper

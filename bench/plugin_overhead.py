@@ -11,20 +11,28 @@ per turn) on three hosts side by side in one trio loop, one root agent each:
   completed tool turn is eligible, so the runtime's turn-end anchor runs in
   full (owner state, budget tier, catalog diagnostics, cooldowns, the roll)
   and never launches a reviewer;
+  The ``managementTools`` setting is at its default (off): the root's
+  requests carry no management tools (docs/shadow-mind.md says why);
 * ``runtime only`` — with ``--runtime-only``, informational: only the
-  ``shadow-mind-runtime`` row (no management tools in the root's tool list,
-  no ``/shadow`` command), to tell the two rows' costs apart.
+  ``shadow-mind-runtime`` row (no ``/shadow`` command), to tell the two rows'
+  costs apart;
+* ``tools on`` — with ``--tools-on``, informational: the bundle with
+  ``managementTools: true`` (four more tools in every root request).
 
-A repetition is a block of ``--block`` turns on one host; blocks rotate between
-the hosts (sessions grow in step; machine noise hits all alike). After each
-turn the bench also waits for the host's background work (the runtime
-schedules its anchor with ``host.spawn``), for every host, so deferred work is
-inside the measured turn. Default: 20 blocks of 100 = 2,000 timed turns per
-host, after a warm-up block.
+A repetition is a block of ``--block`` turns on each host, in an order that
+rotates every repetition (sessions grow in step; machine noise hits all
+alike). After each turn the bench also waits for the host's background work
+(the runtime schedules its anchor with ``host.spawn``), for every host, so
+deferred work is inside the measured turn. Default: 40 repetitions of 25
+turns = 1,000 timed turns per host, after a warm-up block.
 
-Primary sample: CPU seconds of the process (steadier on a shared VM; includes
-syscalls such as the definition directory scans); wall is printed too.
-Target: ``shadow p=0`` / ``absent`` <= 1.02.
+Primary sample: CPU seconds of the process per block (steadier on a shared
+VM; includes syscalls such as the definition directory scans); wall is
+printed too. The verdict uses the **median of the per-repetition ratios**
+(each repetition's ``shadow p=0`` block over the ``absent`` block run next
+to it: drift between repetitions cancels out), printed with its interquartile
+range; the ratio of the medians is printed alongside. Target: ``shadow p=0``
+/ ``absent`` <= 1.02.
 
 The anchor re-reads the definition directory on every eligible turn
 (``ShadowRegistry.list()``: a ``scandir`` + a ``stat`` per file + a ``stat`` of
@@ -35,7 +43,7 @@ turn. ``default.md`` is back-dated past the registry's 2 s "racy" window so
 the cache is trusted from the first turn, as it is for any file not edited in
 the last 2 seconds. Run::
 
-    python bench/plugin_overhead.py [--reps 20 --block 100] [--dir /dev/shm] [--runtime-only] [--profile] [--aa]
+    python bench/plugin_overhead.py [--reps 40 --block 25] [--dir /dev/shm] [--runtime-only] [--tools-on] [--profile] [--aa]
 """
 
 from __future__ import annotations
@@ -43,6 +51,7 @@ from __future__ import annotations
 import argparse
 import logging
 import os
+import statistics
 import sys
 import time
 from collections.abc import AsyncIterator, Sequence
@@ -89,7 +98,12 @@ Check the root's claims against its tool results.
 """
 
 RUNTIME_ROW = ProfileRow(id="shadow-mind-runtime", name="shadow-mind-runtime", config={}, layer="bench")
+TOOLS_ON_ROW = ProfileRow(id="shadow-mind-runtime", name="shadow-mind-runtime", config={"managementTools": True}, layer="bench")
 TOOLS_ROW = ProfileRow(id="tool-shadow-mind", name="tool-shadow-mind", layer="bench")
+
+
+def profiled_focus(fn: Any) -> Any:
+    return profiled(fn, focus="shadow_mind_plugin")
 
 
 def write_definition(home: Path) -> Path:
@@ -196,6 +210,9 @@ async def run(args: argparse.Namespace, root: Path, home: Path) -> None:
         runners = [absent, shadow]
         if args.runtime_only:
             runners.append(await stack.enter_async_context(running("runtime only", root / "home-runtime", work, (RUNTIME_ROW,))))
+        if args.tools_on:
+            rows = (TOOLS_ON_ROW, TOOLS_ROW)
+            runners.append(await stack.enter_async_context(running("tools on", root / "home-tools", work, rows)))
         if args.profile:
             for runner in runners:
                 await runner.block(args.block)
@@ -227,7 +244,8 @@ async def run(args: argparse.Namespace, root: Path, home: Path) -> None:
             if line:
                 print(line)
     c = results["shadow p=0"]
-    r = results.get("runtime only")
+    paired = paired_ratios(c)
+    quartiles = statistics.quantiles(paired, n=4) if len(paired) > 1 else [paired[0]] * 3
     a_cpu, b_cpu = c.a.median, c.b.median
     a_wall, b_wall = c.a.extra_median("wall"), c.b.extra_median("wall")
     print(
@@ -236,20 +254,29 @@ async def run(args: argparse.Namespace, root: Path, home: Path) -> None:
         f"\n  turns per wall second: absent {args.block / a_wall:7.1f}   shadow p=0 {args.block / b_wall:7.1f}"
         f"\n  per turn: absent {a_cpu / args.block * 1e6:7.1f} us cpu; shadow p=0 adds "
         f"{(b_cpu - a_cpu) / args.block * 1e6:6.1f} us cpu, {(b_wall - a_wall) / args.block * 1e6:6.1f} us wall"
-        f"\n  shadow p=0 / absent CPU-time ratio {c.ratio:.3f}{verdict(c.ratio, TARGET, False)}"
+        f"\n  shadow p=0 / absent CPU time, median of {len(paired)} per-repetition ratios: {quartiles[1]:.3f}"
+        f" (interquartile {quartiles[0]:.3f}-{quartiles[2]:.3f}){verdict(quartiles[1], TARGET, False)}"
+        f"\n  shadow p=0 / absent CPU time, ratio of the medians: {c.ratio:.3f}"
         f"\n  shadow p=0 / absent wall ratio     {b_wall / a_wall:.3f} (informational: includes fsync and wake-ups)"
     )
-    if r is not None:
-        print(f"  runtime only / absent CPU ratio    {r.ratio:.3f} (informational)")
+    for name in ("runtime only", "tools on"):
+        other = results.get(name)
+        if other is not None:
+            print(f"  {name} / absent CPU, median of per-repetition ratios {statistics.median(paired_ratios(other)):.3f} (informational)")
+
+
+def paired_ratios(c: Any) -> list[float]:
+    return [b / a for a, b in zip(c.a.samples, c.b.samples, strict=True)]
 
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
-    parser.add_argument("--reps", type=int, default=20, help="timed blocks per host")
-    parser.add_argument("--block", type=int, default=100, help="turns per block")
+    parser.add_argument("--reps", type=int, default=40, help="timed blocks per host")
+    parser.add_argument("--block", type=int, default=25, help="turns per block")
     parser.add_argument("--dir", default=None, help="parent of the temporary DSH_HOME (e.g. /dev/shm)")
     parser.add_argument("--runtime-only", action="store_true", help="add a host with only the shadow-mind-runtime row")
+    parser.add_argument("--tools-on", action="store_true", help="add a host with the bundle and managementTools on")
     parser.add_argument("--profile", action="store_true", help="cProfile shadow p=0 turns instead of comparing")
     parser.add_argument("--aa", action="store_true", help="A/A check: the 'shadow p=0' host gets no Shadow rows")
     args = parser.parse_args()
@@ -260,7 +287,3 @@ def main() -> None:
 
 if __name__ == "__main__":
     main()
-
-
-def profiled_focus(fn: Any) -> Any:
-    return profiled(fn, focus="shadow_mind_plugin")

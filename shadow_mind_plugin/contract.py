@@ -15,6 +15,7 @@ from __future__ import annotations
 import math
 import re
 from collections.abc import Mapping
+from collections.abc import Set as AbstractSet
 from typing import Any, Final
 
 import attrs
@@ -94,7 +95,7 @@ class NarrowResult:
         return self.output is not None
 
 
-def narrow_output(value: object, rendered_seqs: frozenset[int] | None = None) -> NarrowResult:
+def narrow_output(value: object, rendered_seqs: AbstractSet[int] | None = None) -> NarrowResult:
     """Apply the cross-field contract, collecting all violations so one retry can
     fix everything. ``rendered_seqs`` None skips the rendered-anchor rule."""
     if not isinstance(value, Mapping):
@@ -158,7 +159,7 @@ def _show_key(key: object) -> str:
     return repr(text) if isinstance(key, str) else text
 
 
-def _check_refs(raw: object, rendered: frozenset[int] | None, violations: list[str]) -> tuple[int, ...]:
+def _check_refs(raw: object, rendered: AbstractSet[int] | None, violations: list[str]) -> tuple[int, ...]:
     if not isinstance(raw, list | tuple):
         violations.append("refs must be an array of rendered seq values")
         return ()

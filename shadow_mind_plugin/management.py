@@ -66,7 +66,7 @@ def _settings_parameters() -> dict[str, Any]:
     properties: dict[str, Any] = {}
     for field in attrs.fields(ShadowMindSettings):
         key = settings_key(field)
-        if key == "collapsedByDefault":  # a client preference, not a tool's business
+        if key in ("collapsedByDefault", "managementTools"):  # a client preference; a person's choice of tools
             continue
         schema = _schema_for(hints[field.name])
         description = field.metadata.get("description")

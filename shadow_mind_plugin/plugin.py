@@ -11,7 +11,7 @@ import weakref
 from typing import TYPE_CHECKING, Any
 
 from hookspecs import hookimpl
-from hookspecs.values import CardRenderer
+from hookspecs.values import CardRenderer, EventTypes
 
 from .client_view import card_view, restore_cards
 from .governance.cards import render_card
@@ -25,6 +25,9 @@ if TYPE_CHECKING:
 
     from hookspecs.protocols import Agent, Host, Session
     from hookspecs.values import Message, SessionEvent
+
+#: the only event types :meth:`ShadowRuntime.on_session_event` acts on
+WATCHED_EVENT_TYPES = frozenset({EventTypes.TURN_END, EventTypes.USER_MESSAGE})
 
 #: host -> its runtime, so the management-tools plugin can find it
 _RUNTIMES: weakref.WeakKeyDictionary[Any, ShadowRuntime] = weakref.WeakKeyDictionary()
@@ -69,7 +72,8 @@ class ShadowMindRuntimePlugin:
 
     @hookimpl
     def dsh_session_event(self, session: Session, event: SessionEvent) -> None:
-        if self.runtime is not None:
+        # every event of every session passes here; the runtime watches two types
+        if event.type in WATCHED_EVENT_TYPES and self.runtime is not None:
             self.runtime.on_session_event(session, event)
 
     @hookimpl
@@ -78,15 +82,23 @@ class ShadowMindRuntimePlugin:
             self.runtime.on_inbox(agent, change, message)
 
     @hookimpl
-    async def dsh_agent_pre_step(self, agent: Agent, messages: Sequence[Message], call_next: Any) -> Any:
-        if self.runtime is None or not agent.is_root:
+    def dsh_agent_pre_step(self, agent: Agent, messages: Sequence[Message], call_next: Any) -> Any:
+        # every step of every agent passes here: without a relay waiting in an inbox,
+        # pass (None) without building a coroutine; the host awaits what is returned
+        runtime = self.runtime
+        if runtime is None or not runtime.output.relays_in_inbox or not agent.is_root:
             return None
-        return await self.runtime.on_pre_step(agent, messages, call_next)
+        return runtime.on_pre_step(agent, messages, call_next)
 
     @hookimpl
     def dsh_agent_status(self, agent: Agent, status: str) -> None:
         if self.runtime is not None and status == "idle" and agent.is_root:
             self.runtime.on_agent_idle(agent)
+
+    @hookimpl
+    def dsh_agent_created(self, agent: Agent) -> None:
+        if self.runtime is not None and agent.is_root:
+            self.runtime.on_agent_created(agent)
 
     @hookimpl
     def dsh_agent_disposed(self, agent: Agent) -> None:

@@ -13,15 +13,27 @@ the events appended since the previous one, with an identical result.
 from __future__ import annotations
 
 import json
-import re
-from collections.abc import Iterable, Mapping, Sequence
+from bisect import bisect_right
+from collections.abc import Mapping, Sequence
+from operator import attrgetter
 from typing import Any, Final, Literal, TypeAlias
-
-import attrs
 
 from hookspecs.values import EventTypes, SessionEvent
 
+from .rendered import EMPTY_PROJECTION, ENTRY_SEPARATOR, Entry, Projection, RenderedLog
 from .utf16 import u16len
+
+__all__ = [
+    "EMPTY_PROJECTION",
+    "ENTRY_SEPARATOR",
+    "Entry",
+    "IncrementalProjector",
+    "Projection",
+    "project",
+    "render_event",
+    "summarize_tool_result",
+    "visible_text",
+]
 
 Disclosure: TypeAlias = Literal["redacted", "full"]
 Capture: TypeAlias = Literal["full", "since-compaction"]
@@ -29,43 +41,15 @@ Capture: TypeAlias = Literal["full", "since-compaction"]
 UNKNOWN_TOOL: Final = "unknown-tool"
 IMAGE_PLACEHOLDER: Final = "[image omitted]"
 REDACTED: Final = "[redacted]"
-ENTRY_SEPARATOR: Final = "\n\n"
 
 _SUMMARY: Final = EventTypes.COMPACTION_SUMMARY
-# JavaScript's String.prototype.trim whitespace, so "blank" means what it meant there
-_JS_SPACE: Final = "\t\n\v\f\r \u00a0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000\ufeff"
-_JS_TRIM: Final = re.compile(f"^[{_JS_SPACE}]+|[{_JS_SPACE}]+$")
-_LINE_BREAK: Final = re.compile(r"\r?\n")
-
-
-@attrs.frozen(slots=True)
-class Entry:
-    """One rendered event: its seq, its text block and its event type."""
-
-    seq: int
-    text: str
-    kind: str = ""
-
-
-@attrs.frozen(kw_only=True)
-class Projection:
-    """The trajectory text, the rendered seqs (the refs allowlist) and the entries."""
-
-    text: str
-    seqs: frozenset[int]
-    entries: tuple[Entry, ...]
-
-    @classmethod
-    def of(cls, entries: Iterable[Entry]) -> Projection:
-        kept = tuple(entries)
-        return cls(
-            text=ENTRY_SEPARATOR.join(entry.text for entry in kept),
-            seqs=frozenset(entry.seq for entry in kept),
-            entries=kept,
-        )
-
-
-EMPTY_PROJECTION: Final = Projection(text="", seqs=frozenset(), entries=())
+# JavaScript's String.prototype.trim whitespace, so "blank" means what it meant there;
+# ``str.strip`` with these characters: no regex on every line of every tool output
+_JS_SPACE: Final = "\t\n\v\f\r \u00a0\u1680" + "".join(map(chr, range(0x2000, 0x200B))) + "\u2028\u2029\u202f\u205f\u3000\ufeff"
+_SEQ: Final = attrgetter("seq")
+_RENDERED_KINDS: Final = frozenset(
+    {EventTypes.USER_MESSAGE, EventTypes.ASSISTANT_MESSAGE, _SUMMARY, EventTypes.TOOL_CALL, EventTypes.TOOL_RESULT}
+)
 
 
 # --- content helpers -----------------------------------------------------------------------
@@ -93,7 +77,7 @@ def visible_text(blocks: Any) -> str:
             parts.append(_text_of(block))
         elif kind == "image":
             parts.append(IMAGE_PLACEHOLDER)
-    return _JS_TRIM.sub("", "\n".join(parts))
+    return "\n".join(parts).strip(_JS_SPACE)
 
 
 def _content_chars(blocks: Any) -> int:
@@ -113,7 +97,8 @@ def _content_lines(blocks: Any) -> int:
     for block in _blocks(blocks):
         kind = block.get("type")
         if kind == "text":
-            total += sum(1 for line in _LINE_BREAK.split(_text_of(block)) if _JS_TRIM.sub("", line))
+            # a "\r" before the "\n" is JS whitespace: splitting on "\n" alone counts the same lines
+            total += sum(1 for line in _text_of(block).split("\n") if line.strip(_JS_SPACE))
         elif kind == "tool-result":
             total += _content_lines(block.get("content"))
     return total
@@ -145,7 +130,7 @@ def _read_meta_counts(meta: Any) -> tuple[int, int] | None:
         text = line.get("text") if isinstance(line, Mapping) else None
         if not isinstance(text, str):
             return None
-        if _JS_TRIM.sub("", text):
+        if text.strip(_JS_SPACE):
             non_empty += 1
         chars += u16len(text)
     return non_empty, chars
@@ -215,6 +200,8 @@ def render_event(event: SessionEvent, calls: dict[str, tuple[str, int]], disclos
     can be named.
     """
     kind, seq, data = event.type, event.seq, event.data
+    if kind not in _RENDERED_KINDS:
+        return None  # most events (streamed chunks, step markers) render nothing: one set lookup
     if kind == EventTypes.USER_MESSAGE:
         message = _message(data)
         text = visible_text(message.get("content"))
@@ -228,7 +215,7 @@ def render_event(event: SessionEvent, calls: dict[str, tuple[str, int]], disclos
         return f"[seq={seq} assistant]\n{text}" if text else None
     if kind == _SUMMARY:
         summary = data.get("summary") if isinstance(data, Mapping) else None
-        text = _JS_TRIM.sub("", summary) if isinstance(summary, str) else visible_text(summary)
+        text = summary.strip(_JS_SPACE) if isinstance(summary, str) else visible_text(summary)
         return f"[seq={seq} compaction summary]\n{text}" if text else None
     if kind == EventTypes.TOOL_CALL:
         data = data if isinstance(data, Mapping) else {}
@@ -275,7 +262,7 @@ def project(
                 boundary = event.seq
                 break
     calls: dict[str, tuple[str, int]] = {}
-    entries: list[Entry] = []
+    rendered = RenderedLog()
     for event in events:
         if event.seq > watermark:
             break
@@ -283,8 +270,8 @@ def project(
             continue
         text = render_event(event, calls, disclosure)
         if text is not None:
-            entries.append(Entry(event.seq, text, event.type))
-    return Projection.of(entries)
+            rendered.append(Entry(event.seq, text, event.type))
+    return rendered.snapshot()
 
 
 # --- incremental projection -----------------------------------------------------------------
@@ -315,7 +302,7 @@ class IncrementalProjector:
         self._watermark = -1
         self._consumed = 0  # index of the first event not yet looked at
         self._last: SessionEvent | None = None  # events[_consumed - 1], to detect a different log
-        self._entries: list[Entry] = []
+        self._rendered = RenderedLog()
         self._calls: dict[str, tuple[str, int]] = {}
         self._boundary: int | None = None
         self._cached: Projection = EMPTY_PROJECTION
@@ -323,6 +310,11 @@ class IncrementalProjector:
     def reset(self) -> None:
         """Forget everything (e.g. when the root session is replaced)."""
         self._reset(None)
+
+    @property
+    def watermark(self) -> int:
+        """The watermark of the latest call (-1 before the first)."""
+        return self._watermark
 
     def _continues(self, events: Sequence[SessionEvent]) -> bool:
         if len(events) < self._consumed:
@@ -345,9 +337,9 @@ class IncrementalProjector:
             if self._options is not None:
                 self.rebuilds += 1
             self._reset(options)
-        start = stop = self._consumed
-        while stop < len(events) and events[stop].seq <= watermark:
-            stop += 1
+        start = self._consumed
+        # seqs ascend: a binary search, not a walk over the log (the first call sees all of it)
+        stop = bisect_right(events, watermark, lo=start, key=_SEQ)
         self._watermark = watermark
         self.last_rendered = 0
         if stop == start:
@@ -360,13 +352,13 @@ class IncrementalProjector:
             self.last_rendered += 1
             text = render_event(event, self._calls, disclosure)
             if text is not None:
-                self._entries.append(Entry(event.seq, text, event.type))
+                self._rendered.append(Entry(event.seq, text, event.type))
                 changed = True
         self.rendered_events += self.last_rendered
         self._consumed = stop
         self._last = events[stop - 1]
         if changed:
-            self._cached = Projection.of(self._entries)
+            self._cached = self._rendered.snapshot()  # copies nothing
         return self._cached
 
     def _advance_boundary(self, events: Sequence[SessionEvent], start: int, stop: int) -> bool:
@@ -383,6 +375,7 @@ class IncrementalProjector:
         if boundary == self._boundary:
             return False
         self._boundary = boundary
-        self._entries = [entry for entry in self._entries if entry.seq >= boundary or entry.kind == _SUMMARY]
+        # a new log: snapshots handed out earlier keep the old one
+        self._rendered = RenderedLog(e for e in self._rendered.entries if e.seq >= boundary or e.kind == _SUMMARY)
         self._calls = {key: call for key, call in self._calls.items() if call[1] >= boundary}
         return True

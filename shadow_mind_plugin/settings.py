@@ -143,6 +143,7 @@ class ShadowMindSettings:
     stale_report_decay: float = attrs.field(alias="staleReportDecay", default=0.0, validator=_fraction(), metadata=_about("When a report repeats one already in the review window, its Shadow's probability is multiplied by 1 - decay."))
     collapsed_by_default: bool = attrs.field(alias="collapsedByDefault", default=True, validator=_boolean, metadata=_about("Clients show new Shadow report cards collapsed."))
     max_relay_cycles_per_user_message: int = attrs.field(alias="maxRelayCyclesPerUserMessage", default=3, validator=_count(0), metadata=_about("Relays that may reach the root between two real user messages; from then on automatic reviews are skipped (RELAY_BOUND_REACHED) until the next user message. 0: no bound."))
+    management_tools: bool = attrs.field(alias="managementTools", default=False, validator=_boolean, metadata=_about("Offer the model-facing management tools (list_shadows, update_default_shadow, get_shadow_config, update_shadow_config) to root agents. Off: every root request stays without them; people use /shadow."))
 
 
 # --- cross-field rules --------------------------------------------------------------------------

@@ -13,7 +13,7 @@ from typing import Final
 
 from hookspecs.values import ModelInfo
 
-from .utf16 import u16len
+from .utf16 import LONG_TEXT, PrefixMemo, u16len
 
 #: CJK blocks counted as one token per UTF-16 unit (radicals, punctuation, kana,
 #: bopomofo, ideographs incl. extensions, hangul, compatibility and full-width forms).
@@ -33,6 +33,11 @@ _DENSE: Final = re.compile(
     "]+"
 )
 
+#: everything below the first dense block: dropping its runs first is ~8x faster than
+#: scanning every character against the dense classes (the regex engine's run loop)
+_BELOW_DENSE: Final = re.compile("[\x00-\u2e7f]+")
+
+
 #: Output tokens reserved when the model does not say how many it may write.
 DEFAULT_OUTPUT_RESERVE: Final = 8192
 
@@ -41,11 +46,19 @@ def estimate_tokens(text: str) -> int:
     """``dense + ceil((u16len - dense) / 2)`` where ``dense`` is the CJK share in UTF-16 units."""
     if not text:
         return 0
-    total = u16len(text)
-    if text.isascii():
-        return (total + 1) // 2
-    dense = sum(u16len(match) for match in _DENSE.findall(text))
+    if text.isascii() or _BELOW_DENSE.fullmatch(text):
+        return (len(text) + 1) // 2  # no dense and no astral character: one unit each
+    total, dense = _LONG(text) if len(text) >= LONG_TEXT else _sizes(text)
     return dense + math.ceil((total - dense) / 2)
+
+
+def _sizes(text: str) -> tuple[int, int]:
+    """(UTF-16 units, dense UTF-16 units): both add up over concatenation."""
+    return u16len(text), u16len("".join(_DENSE.findall(_BELOW_DENSE.sub("", text))))
+
+
+#: the regex scan costs ~50 ns a character: a growing trajectory is scanned on its new tail only
+_LONG = PrefixMemo(_sizes)
 
 
 def prompt_token_budget(model_info: ModelInfo | None) -> int:

@@ -1,17 +1,21 @@
 """The management plugin (profile row ``tool-shadow-mind``): ``/shadow`` and the
-model-facing management tools. It finds the runtime of the same host."""
+model-facing management tools, offered while the ``managementTools`` setting is
+on. It finds the runtime of the same host."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from hookspecs import hookimpl
-from hookspecs.errors import DshError
+from hookspecs.errors import DshError, SettingsError
 from hookspecs.values import CommandDefinition, CommandInvocation, CommandResult, ToolDefinition
 
 from .commands import ShadowCommand
 from .management import ManagementTools
 from .plugin import runtime_for
+from .settings import ShadowMindSettings
+from .vocabulary import SETTINGS_NAMESPACE
 
 if TYPE_CHECKING:
     from hookspecs.protocols import Host
@@ -26,6 +30,7 @@ class RuntimeMissing(DshError):
 class ShadowMindToolsPlugin:
     def __init__(self) -> None:
         self.host: Host | None = None
+        self._disposers: list[Callable[[], None]] = []
 
     def _runtime(self) -> ShadowRuntime:
         runtime = runtime_for(self.host) if self.host is not None else None
@@ -38,6 +43,7 @@ class ShadowMindToolsPlugin:
     @hookimpl
     def dsh_plugin_setup(self, host: Host) -> None:
         self.host = host
+        self._offer_tools()
 
     @hookimpl
     def dsh_register_commands(self, register: Any) -> None:
@@ -58,10 +64,35 @@ class ShadowMindToolsPlugin:
         assert self.host is not None
         return await ShadowCommand(self.host, runtime).handle(invocation)
 
+    def _offer_tools(self) -> None:
+        """Register the management tools while ``managementTools`` is on, withdraw
+        them when it goes off: they are part of every root request while offered
+        (schemas the model reads, tokens it pays for), so only on request."""
+        host = self.host
+        if host is None:
+            return
+        try:
+            settings = host.settings.get(SETTINGS_NAMESPACE)
+        except SettingsError:
+            settings = None  # no runtime row, no namespace: nothing to manage
+        wanted = isinstance(settings, ShadowMindSettings) and settings.management_tools
+        if wanted and not self._disposers:
+            self._disposers = [host.tools.register(tool) for tool in ManagementTools(self._runtime).definitions()]
+        elif not wanted and self._disposers:
+            for dispose in self._disposers:
+                dispose()
+            self._disposers = []
+
     @hookimpl
-    def dsh_register_tools(self, register: Any) -> None:
-        for tool in ManagementTools(self._runtime).definitions():
-            register(tool)
+    def dsh_settings_updated(self, namespace: str, value: Any, previous: Any) -> None:
+        if namespace == SETTINGS_NAMESPACE:
+            self._offer_tools()
+
+    @hookimpl
+    def dsh_plugin_teardown(self, host: Host) -> None:
+        for dispose in self._disposers:
+            dispose()
+        self._disposers = []
 
 
 __all__ = ["ShadowMindToolsPlugin", "ToolDefinition"]

@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import uuid
+import weakref
 from collections.abc import Awaitable, Callable, Mapping, Sequence
+from operator import attrgetter
 from typing import TYPE_CHECKING, Any
 
 import attrs
@@ -41,11 +43,47 @@ DELEGATION_NOTE = (
 ChildSetup = Callable[[AgentScope, StructuredCaptureImpl | None], Awaitable[None] | None]
 
 
+_TYPE = attrgetter("type")
+
+
+class LatestSandboxMode:
+    """The latest ``sandbox/mode`` of each session, kept up to date by reading
+    only the events appended since the previous question (logs are append-only):
+    a spawn must not walk a long parent log."""
+
+    def __init__(self) -> None:
+        self._seen: weakref.WeakKeyDictionary[Any, tuple[int, str | None]] = weakref.WeakKeyDictionary()
+
+    def of(self, session: Any) -> str | None:
+        events = session.events
+        count = len(events)
+        try:
+            seen, mode = self._seen.get(session, (0, None))
+        except TypeError:  # a session that cannot be weakly referenced: no memory, read it all
+            seen, mode = 0, None
+        if count < seen:  # not the log we read before
+            seen, mode = 0, None
+        if count > seen:
+            new = events[seen:count]
+            types = list(map(_TYPE, new))  # C-speed; the newest match wins
+            types.reverse()
+            if EventTypes.SANDBOX_MODE in types:
+                data = new[len(new) - 1 - types.index(EventTypes.SANDBOX_MODE)].data
+                raw = data.get("mode") if isinstance(data, Mapping) else None
+                mode = str(raw) if raw else None
+        try:
+            self._seen[session] = (count, mode)
+        except TypeError:
+            pass
+        return mode
+
+
 class SubagentToolkitImpl:
     """Implements :class:`hookspecs.protocols.SubagentToolkit`."""
 
     def __init__(self, agents: AgentRegistryImpl) -> None:
         self._agents = agents
+        self._sandbox = LatestSandboxMode()
 
     def child_depth(self, parent: Any, max_depth: int | None) -> int:
         depth = parent.session.header.delegation_depth + 1
@@ -58,12 +96,7 @@ class SubagentToolkitImpl:
         return depth
 
     def delegated_policy(self, parent: Any) -> DelegatedPolicy:
-        sandbox: str | None = None
-        for event in reversed(parent.session.events):
-            if event.type == EventTypes.SANDBOX_MODE:
-                sandbox = str(event.data.get("mode")) if event.data.get("mode") else None
-                break
-        return DelegatedPolicy(approval_policy="never", sandbox_mode=sandbox)
+        return DelegatedPolicy(approval_policy="never", sandbox_mode=self._sandbox.of(parent.session))
 
     def apply_delegated_policy(self, child: Any, policy: DelegatedPolicy) -> None:
         if policy.sandbox_mode:

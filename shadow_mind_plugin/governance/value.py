@@ -41,7 +41,14 @@ def capture(ctx: ValueContext, state: OwnerState, event: SessionEvent) -> None:
         if challenge.run_id in pending:
             continue
         observer = ChallengeObserver(challenge)
-        observer.feed(events[: event.seq + 1])  # the refs point at earlier events
+        # up to the relay only the cited events count: feed those (a seq is its log index),
+        # not the whole log, then the relay itself so later feeds start after it
+        wanted = [seq for seq in sorted(set(challenge.refs)) if 0 <= seq < min(event.seq, len(events))]
+        cited = [events[seq] for seq in wanted]
+        if all(cite.seq == seq for cite, seq in zip(cited, wanted, strict=True)):
+            observer.feed([*cited, event])
+        else:  # a log whose seqs are not its indexes: read it up to the relay
+            observer.feed(events[: event.seq + 1])
         pending[challenge.run_id] = observer
         _counts(state, challenge.shadow_id)["challenges"] += 1
 

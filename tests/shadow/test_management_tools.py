@@ -9,11 +9,18 @@ from pathlib import Path
 from typing import Any
 
 from hookspecs import hookimpl
-from hookspecs.values import CancelToken, SubagentRequest, TextBlock, create_user_message
+from hookspecs.values import CancelToken, SettingsOp, SubagentRequest, TextBlock, create_user_message
 from shadow_mind_plugin.settings import ShadowMindSettings, heal
 from shadow_mind_plugin.views import settings_view
 
-from .helpers import new_root, settle, shadow_host, write_definition
+from .helpers import new_root, settle, write_definition
+from .helpers import shadow_host as _shadow_host
+
+
+def shadow_host(*args: Any, config: dict[str, Any] | None = None, **kw: Any) -> Any:
+    """A Shadow host with the management tools offered (``managementTools`` is off by default)."""
+    return _shadow_host(*args, config={"managementTools": True, **(config or {})}, **kw)
+
 
 TOOLS = {"list_shadows", "update_default_shadow", "get_shadow_config", "update_shadow_config"}
 
@@ -104,6 +111,30 @@ async def test_tools_are_offered_to_the_root(tmp_path: Path) -> None:
         props = schemas["update_default_shadow"].parameters["properties"]
         assert "holdout" not in props and "id" not in props
         assert schemas["update_default_shadow"].parameters["additionalProperties"] is False
+
+
+async def test_tools_are_offered_only_while_the_setting_is_on(tmp_path: Path) -> None:
+    home = tmp_path / "home"
+    write_definition(home, probability=0.0)
+    script = """responses:
+  - match: {depth: 0}
+    repeat: true
+    reply: {text: "done"}
+"""
+    async with _shadow_host(tmp_path, script, home=home) as (host, adapter, _):  # the default: off
+        root = await new_root(host)
+
+        async def offered() -> set[str]:
+            root.followup(create_user_message("hello"))
+            await settle(host, root)
+            return {t.name for t in adapter.requests[-1].tools}
+
+        assert not TOOLS & await offered()
+        assert "shadow" in {c.name for c in host.commands.list()}  # /shadow stays
+        await host.settings.mutate("shadow-mind-runtime", [SettingsOp.set("managementTools", True)])
+        assert TOOLS <= await offered()
+        await host.settings.mutate("shadow-mind-runtime", [SettingsOp.set("managementTools", False)])
+        assert not TOOLS & await offered()
 
 
 async def test_tools_are_hidden_from_child_agents(tmp_path: Path) -> None:
@@ -397,6 +428,6 @@ async def test_update_shadow_config_argument_errors(tmp_path: Path) -> None:
         assert error(enum)[0] == "INVALID_ARGS" and "argumentDisclosure" in error(enum)[1]
         assert error(bound)[0] == "INVALID_ARGS"
         assert "reviewWindowSize" in error(bound)[1] and ">= 2" in error(bound)[1]
-        assert runtime.settings() == ShadowMindSettings(resultBatchWindowMs=0)
+        assert runtime.settings() == ShadowMindSettings(resultBatchWindowMs=0, managementTools=True)
         # every problem was found before anyone was asked to approve
         assert approver.requests == []

@@ -442,3 +442,40 @@ def test_refs_allowlist_is_the_rendered_seqs() -> None:
     out = project(log.events, 10, capture="since-compaction")
     assert all(f"[seq={seq} " in out.text for seq in out.seqs)
     assert "[seq=4 " not in out.text and 4 not in out.seqs  # compaction/end renders nothing
+
+
+def test_a_projection_is_a_snapshot_the_growing_session_does_not_change() -> None:
+    log = Log()
+    for i in range(5):
+        log.user(f"m{i}")
+    projector = IncrementalProjector()
+    first = projector.project(log.events, 4)
+    text, entries = first.text, tuple(first.entries)
+    log.call("c1", "read")
+    log.user("later")
+    second = projector.project(log.events, 6)
+    assert first.text == text and tuple(first.entries) == entries and len(first.entries) == 5
+    assert 5 not in first.seqs and 6 not in first.seqs and 6 in second.seqs
+    assert first.seqs == frozenset(range(5)) and second.seqs == frozenset(range(7))
+    assert second.text.startswith(first.text + "\n\n") and second.text.endswith("later")
+
+
+def test_entries_and_seqs_behave_like_the_tuple_and_frozenset_they_stand_for() -> None:
+    log = Log()
+    for i in range(4):
+        log.user(f"m{i}")
+    out = project(log.events, 3)
+    assert out.entries == tuple(out.entries) and tuple(out.entries) == out.entries
+    assert out.entries[1:3] == tuple(out.entries)[1:3] and isinstance(out.entries[1:3], tuple)
+    assert out.entries[-1].seq == 3 and list(reversed(out.entries)) == list(out.entries)[::-1]
+    assert out.seqs == {0, 1, 2, 3} and sorted(out.seqs) == [0, 1, 2, 3] and len(out.seqs) == 4
+    assert out.seqs & {1, 9} == frozenset({1}) and "1" not in out.seqs
+    assert hash(out.seqs) == hash(frozenset(out.seqs))
+    assert out == project(log.events, 3) and out != project(log.events, 2)
+
+
+def test_line_counts_split_like_the_reference() -> None:
+    # "\r\n" and "\n" break lines; a lone "\r" does not; blank means JS-trim blank
+    assert summarize_tool_result("grep", [{"type": "text", "text": "a\r\nb\n \u3000\n\rc\r"}], False) == (
+        "grep success: 3 result lines, 11 text characters"
+    )

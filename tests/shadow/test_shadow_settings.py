@@ -46,6 +46,7 @@ REFERENCE_DEFAULTS: dict[str, Any] = {
     "staleReportDecay": 0,
     "collapsedByDefault": True,
     "maxRelayCyclesPerUserMessage": 3,
+    "managementTools": False,  # ours: the management tools are offered on request (issue 9)
 }
 
 
@@ -397,6 +398,7 @@ NON_DEFAULTS: dict[str, Any] = {
     "staleReportDecay": 0.25,
     "collapsedByDefault": False,
     "maxRelayCyclesPerUserMessage": 5,
+    "managementTools": True,
 }
 
 
