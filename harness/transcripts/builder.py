@@ -157,6 +157,13 @@ class EventBuilder:
         self._step = None
 
 
+def type_of(entry: Any) -> str | None:
+    """An entry's or block's ``type`` when it is a string: transcripts are
+    foreign JSON, where a ``type`` may be any value (a list is not hashable)."""
+    kind = entry.get("type") if isinstance(entry, dict) else None
+    return kind if isinstance(kind, str) else None
+
+
 def argument_text(value: Any) -> str:
     """A tool call's arguments as raw JSON text (text that is already a string is kept)."""
     return value if isinstance(value, str) else json.dumps(value, ensure_ascii=False)

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from .builder import EventBuilder, argument_text
+from .builder import EventBuilder, argument_text, type_of
 
 #: entry types that are bookkeeping for Claude Code itself, not conversation
 BOOKKEEPING = frozenset({"progress", "system", "file-history-snapshot", "queue-operation", "summary"})
@@ -26,7 +26,7 @@ def source_of(entries: list[tuple[int, dict[str, Any]]]) -> tuple[str | None, st
 
 
 def feed(builder: EventBuilder, line: int, entry: dict[str, Any]) -> None:
-    kind = entry.get("type")
+    kind = type_of(entry)
     message = entry.get("message")
     if kind in BOOKKEEPING:
         subtype = entry.get("subtype")
@@ -51,7 +51,7 @@ def _user(builder: EventBuilder, line: int, entry: dict[str, Any], content: Any)
         return
     texts: list[str] = []
     for block in content if isinstance(content, list) else ():
-        btype = block.get("type") if isinstance(block, dict) else None
+        btype = type_of(block)
         if btype == "tool_result":
             call_id = block.get("tool_use_id")
             if isinstance(call_id, str):
@@ -73,8 +73,9 @@ def _assistant(builder: EventBuilder, line: int, message: dict[str, Any]) -> Non
     texts: list[str] = []
     calls: list[tuple[str, str, str]] = []
     content = message.get("content")
-    for block in [{"type": "text", "text": content}] if isinstance(content, str) else content or ():
-        btype = block.get("type") if isinstance(block, dict) else None
+    blocks = [{"type": "text", "text": content}] if isinstance(content, str) else content
+    for block in blocks if isinstance(blocks, list) else ():
+        btype = type_of(block)
         if btype == "text" and isinstance(block.get("text"), str):
             texts.append(block["text"])
         elif btype == "tool_use" and isinstance(block.get("id"), str):

@@ -14,7 +14,7 @@ import json
 import re
 from typing import Any
 
-from .builder import EventBuilder, argument_text
+from .builder import EventBuilder, argument_text, type_of
 
 LINE_TYPES = frozenset({"session_meta", "response_item", "event_msg", "turn_context", "compacted"})
 _EXIT = re.compile(r"(?:process exited with code|exit code:?)\s*(-?\d+)", re.IGNORECASE)
@@ -30,14 +30,14 @@ _OUTPUTS = frozenset({"function_call_output", "custom_tool_call_output", "local_
 def source_of(entries: list[tuple[int, dict[str, Any]]]) -> tuple[str | None, str | None]:
     for _, entry in entries:
         payload = entry.get("payload")
-        if entry.get("type") == "session_meta" and isinstance(payload, dict):
+        if type_of(entry) == "session_meta" and isinstance(payload, dict):
             sid, cwd = payload.get("id"), payload.get("cwd")
             return (sid if isinstance(sid, str) else None), (cwd if isinstance(cwd, str) else None)
     return None, None
 
 
 def feed(builder: EventBuilder, line: int, entry: dict[str, Any]) -> None:
-    kind = entry.get("type")
+    kind = type_of(entry)
     payload = entry.get("payload")
     if not isinstance(payload, dict):
         builder.skip(f"{kind}: no payload", unknown=True)
@@ -51,14 +51,14 @@ def feed(builder: EventBuilder, line: int, entry: dict[str, Any]) -> None:
             builder.source = {"kind": "model", "provider": "openai", "model": model}
         builder.skip("turn_context")
     elif kind in LINE_TYPES:
-        ptype = payload.get("type")
+        ptype = type_of(payload)
         builder.skip(f"{kind}:{ptype}" if isinstance(ptype, str) else str(kind))
     else:
         builder.skip(str(kind), unknown=True)
 
 
 def _item(builder: EventBuilder, line: int, item: dict[str, Any]) -> None:
-    itype = item.get("type")
+    itype = type_of(item)
     if itype == "message":
         role = item.get("role")
         text = "\n".join(_texts(item.get("content")))

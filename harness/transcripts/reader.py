@@ -9,7 +9,7 @@ from typing import Any
 from hookspecs.scrub import scrub_text
 
 from . import claude_code, codex
-from .builder import EventBuilder
+from .builder import EventBuilder, type_of
 from .model import Format, ImportedTranscript, TranscriptError
 
 #: a transcript larger than this is refused rather than read into memory
@@ -77,7 +77,7 @@ def read_entries(path: Path, label: str) -> list[tuple[int, dict[str, Any]]]:
 
 def detect(entries: list[tuple[int, dict[str, Any]]]) -> Format:
     first = entries[0][1]
-    if first.get("type") in codex.LINE_TYPES and "payload" in first:
+    if type_of(first) in codex.LINE_TYPES and "payload" in first:
         return "codex"
     return "claude-code"
 

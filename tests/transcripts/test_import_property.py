@@ -7,6 +7,7 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -103,4 +104,23 @@ def test_claude_code_shaped_lines_never_crash(entries: list[Any]) -> None:
 @settings(max_examples=EXAMPLES, deadline=None, database=None, suppress_health_check=[HealthCheck.too_slow])
 @given(st.lists(_codex, min_size=1, max_size=8))
 def test_codex_shaped_lines_never_crash(entries: list[Any]) -> None:
+    _check(entries)
+
+
+# Found by the property test above: a `type` that is a list or an object is a
+# skipped unknown entry, wherever the importers look a type up.
+@pytest.mark.parametrize(
+    "entries",
+    [
+        [{"type": "response_item", "payload": {"type": []}}],
+        [{"type": "response_item", "payload": {"type": {}}}],
+        [{"type": ["user"], "message": {"content": "hi"}}],
+        [{"type": "session_meta", "payload": {}}, {"type": [1], "payload": {}}],
+        [{"type": "session_meta", "payload": {}}, {"type": "event_msg", "payload": {"type": ["x"]}}],
+        [{"type": "user", "message": {"content": [{"type": ["tool_result"]}]}}],
+        [{"type": "assistant", "message": {"type": None, "content": 1}}],
+        [{"type": "assistant", "message": {"content": {"type": "text"}}}],
+    ],
+)
+def test_a_type_of_any_json_shape_is_skipped(entries: list[Any]) -> None:
     _check(entries)
