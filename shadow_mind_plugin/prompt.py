@@ -16,6 +16,7 @@ from __future__ import annotations
 import hashlib
 import math
 from collections.abc import Iterable, Sequence
+from collections.abc import Set as AbstractSet
 from typing import TYPE_CHECKING, Final
 
 import attrs
@@ -88,7 +89,7 @@ class FramedPrompt:
     #: everything before the trajectory body
     header: str
     #: the rendered-seq allowlist: the seqs of the entries shown, and nothing else
-    seqs: frozenset[int]
+    seqs: AbstractSet[int]
     #: entries of the projection, and how many of them were left out (the oldest)
     entries: int = 0
     elided: int = 0
@@ -231,7 +232,7 @@ def _framed(
     keys: tuple[str, ...],
     entries: Sequence[Entry] | None = None,
     *,
-    seqs: frozenset[int] | None = None,
+    seqs: AbstractSet[int] | None = None,
 ) -> FramedPrompt:
     every = shown if entries is None else entries
     if keys:
