@@ -13,6 +13,7 @@ Two bounds apply together: the token budget of the reviewer's model
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import math
 from collections.abc import Iterable, Sequence
@@ -167,35 +168,50 @@ def build_prompt(
     entries = projection.entries
     if not entries:
         return _framed(header, u16slice(EMPTY_TRAJECTORY, 0, _units(char_room)), (), 0, None, keys)
-    whole = redact(projection.text, keys) if keys else projection.text
-    if (char_room == math.inf or u16len(whole) <= char_room) and (
-        token_room == math.inf or estimate_tokens(whole) <= token_room
-    ):
+    if char_room == math.inf and token_room == math.inf:
+        whole = redact(projection.text, keys) if keys else projection.text
         return _framed(header, whole, entries, 0, None, keys, seqs=projection.seqs)
-    return _bounded(header, entries, char_room, token_room, keys)
+    return _bounded(header, projection, char_room, token_room, keys)
 
 
 def _bounded(
-    header: str, entries: Sequence[Entry], char_room: float, token_room: float, keys: tuple[str, ...]
+    header: str, projection: Projection, char_room: float, token_room: float, keys: tuple[str, ...]
 ) -> FramedPrompt:
-    """The newest entries that fit behind the marker. Walks from the newest and
-    stops at the first that does not fit, so the cost follows what is shown."""
-    # room for the widest marker this projection can need (its numbers only shrink)
-    widest = elision_marker(len(entries), entries[0].seq, entries[-1].seq)
-    chars_left = char_room - u16len(widest) - u16len(ENTRY_SEPARATOR)
-    tokens_left = token_room - estimate_tokens(widest) - 1
+    """The newest entries that fit, behind the marker when any is left out.
+
+    Walks from the newest and stops at the first entry that does not fit, with
+    each entry's size measured once (:func:`_sizes`): the cost follows what is
+    shown, not the length of the session."""
+    entries = projection.entries
+    separator_chars = u16len(ENTRY_SEPARATOR)
     shown: list[str] = []
+    sizes: list[tuple[int, int]] = []
+    used_chars = used_tokens = 0
     index = len(entries)
     while index > 0:
         text = _text(entries[index - 1], keys)
-        chars = u16len(text) + (u16len(ENTRY_SEPARATOR) if shown else 0)
-        tokens = estimate_tokens(text) + (1 if shown else 0)
-        if chars > chars_left or tokens > tokens_left:
+        chars, tokens = _sizes(text)
+        if shown:
+            chars, tokens = chars + separator_chars, tokens + 1
+        if used_chars + chars > char_room or used_tokens + tokens > token_room:
             break
         shown.append(text)
-        chars_left -= chars
-        tokens_left -= tokens
+        sizes.append((chars, tokens))
+        used_chars, used_tokens = used_chars + chars, used_tokens + tokens
         index -= 1
+    if index == 0:
+        body = projection.text if not keys else ENTRY_SEPARATOR.join(reversed(shown))
+        return _framed(header, body, entries, 0, None, keys, seqs=projection.seqs)
+    # room for the widest marker this projection can need (its numbers only shrink)
+    widest = elision_marker(len(entries), entries[0].seq, entries[-1].seq)
+    marker_chars, marker_tokens = u16len(widest) + separator_chars, estimate_tokens(widest) + 1
+    while shown and (used_chars + marker_chars > char_room or used_tokens + marker_tokens > token_room):
+        chars, tokens = sizes.pop()  # the oldest shown entry makes room for the marker
+        shown.pop()
+        used_chars, used_tokens = used_chars - chars, used_tokens - tokens
+        index += 1
+    chars_left = char_room - marker_chars - used_chars
+    tokens_left = token_room - marker_tokens - used_tokens
     cut: tuple[int, int] | None = None
     if not shown and index == len(entries):
         newest = entries[-1]
@@ -213,6 +229,14 @@ def _bounded(
         marker = elision_marker(elided, entries[0].seq, entries[elided - 1].seq)
         parts.insert(0, u16slice(marker, 0, _units(char_room)) if not shown else marker)
     return _framed(header, ENTRY_SEPARATOR.join(parts), entries[elided:], elided, cut, keys, entries)
+
+
+@functools.lru_cache(maxsize=1 << 16)
+def _sizes(text: str) -> tuple[int, int]:
+    """UTF-16 units and estimated tokens of one entry's text. Entry texts are the
+    projection's own string objects, reused review after review (their hashes
+    are cached by Python), so a warm review measures only the new entries."""
+    return u16len(text), estimate_tokens(text)
 
 
 def _text(entry: Entry, keys: tuple[str, ...]) -> str:

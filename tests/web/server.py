@@ -53,7 +53,7 @@ class Server:
   config: {{model: scripted/root-model}}
 - bundle: shadow-mind
 - id: shadow-mind-runtime
-  config: {{resultBatchWindowMs: 0, randomSeed: 7{settings}}}
+  config: {{resultBatchWindowMs: 0, randomSeed: 7, managementTools: true{settings}}}
 """
         )
         self.proc: subprocess.Popen[str] | None = None

@@ -5,6 +5,7 @@ approvals, the settings tab and a clean Ctrl-C stop."""
 from __future__ import annotations
 
 import json
+import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -51,8 +52,16 @@ def server(tmp_path: Path) -> Iterator[Server]:
         served.stop()
 
 
+#: A hang guard, not a timing assertion: heartbeats keep an idle stream open
+#: forever, so a missing item would otherwise block the suite.
+STREAM_BOUND_SECONDS = 60.0
+
+
 def sse_items(response: httpx.Response) -> Iterator[dict[str, Any]]:
+    give_up = time.monotonic() + STREAM_BOUND_SECONDS
     for line in response.iter_lines():
+        if time.monotonic() > give_up:
+            raise AssertionError(f"no expected item within {STREAM_BOUND_SECONDS:g}s of stream")
         if line.startswith("data: "):
             yield json.loads(line[6:])
 
