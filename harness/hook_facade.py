@@ -56,7 +56,9 @@ class HostHooks:
         self.runner.notify("dsh_session_created", session.id, session=session)
 
     def session_event(self, session: Session, event: SessionEvent) -> None:
-        self.runner.notify("dsh_session_event", session.id, session=session, event=event)
+        impls = self.runner.impls_for_type("dsh_session_event", session.id, event.type)
+        if impls:
+            self.runner.notify("dsh_session_event", session.id, impls=impls, session=session, event=event)
 
     def session_disposed(self, session: Session) -> None:
         self.runner.notify("dsh_session_disposed", session.id, session=session)

@@ -22,6 +22,8 @@ from typing import Any
 
 import pluggy
 
+from hookspecs.markers import EVENT_TYPES_ATTRIBUTE
+
 Spawn = Callable[[Callable[[], Awaitable[Any]], str], None]
 
 
@@ -37,6 +39,8 @@ class HookRunner:
         # (hook, scope) -> implementations, valid while the manager's registration
         # generation is unchanged (managers without one are never cached)
         self._cache: dict[tuple[str, str | None], list[pluggy.HookImpl]] = {}
+        # (hook, scope, event type) -> implementations that declared they want it
+        self._typed: dict[tuple[str, str | None, str], list[pluggy.HookImpl]] = {}
         self._cache_generation = -1
 
     # --- scoped plugins ------------------------------------------------------------
@@ -65,6 +69,7 @@ class HookRunner:
         if generation is not None:
             if generation != self._cache_generation:
                 self._cache.clear()
+                self._typed.clear()
                 self._cache_generation = generation
             cached = self._cache.get((hook, scope))
             if cached is not None:
@@ -95,9 +100,22 @@ class HookRunner:
 
     # --- call styles ---------------------------------------------------------------------
 
-    def notify(self, hook: str, scope: str | None, **kwargs: Any) -> None:
+    def impls_for_type(self, hook: str, scope: str | None, event_type: str) -> list[pluggy.HookImpl]:
+        """:meth:`impls` without those that declared (``hookspecs.markers.event_types``)
+        other event types: an observer that watches two types is not called for
+        the chunks and steps of every turn."""
+        impls = self.impls(hook, scope)
+        if getattr(self.pm, "generation", None) is None:
+            return [i for i in impls if _wants(i, event_type)]
+        key = (hook, scope, event_type)
+        cached = self._typed.get(key)
+        if cached is None:
+            cached = self._typed[key] = [i for i in impls if _wants(i, event_type)]
+        return cached
+
+    def notify(self, hook: str, scope: str | None, *, impls: list[pluggy.HookImpl] | None = None, **kwargs: Any) -> None:
         """Observer: call every implementation; contain failures; background awaitables."""
-        for impl in self.impls(hook, scope):
+        for impl in self.impls(hook, scope) if impls is None else impls:
             try:
                 result = impl.function(*[kwargs[name] for name in impl.argnames])
             except Exception:
@@ -199,3 +217,8 @@ def _wrap_awaitable(awaitable: Awaitable[Any]) -> Callable[[], Awaitable[Any]]:
         return await awaitable
 
     return run
+
+
+def _wants(impl: pluggy.HookImpl, event_type: str) -> bool:
+    wanted = getattr(impl.function, EVENT_TYPES_ATTRIBUTE, None)
+    return wanted is None or event_type in wanted

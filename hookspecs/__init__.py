@@ -50,7 +50,7 @@ from .errors import (
     ToolArgsError,
     ToolError,
 )
-from .markers import BUNDLES_ENTRY_POINT_GROUP, PLUGINS_ENTRY_POINT_GROUP, PROJECT_NAME, hookimpl, hookspec
+from .markers import BUNDLES_ENTRY_POINT_GROUP, PLUGINS_ENTRY_POINT_GROUP, PROJECT_NAME, event_types, hookimpl, hookspec
 from .scrub import scrub_text
 
 #: Every module holding hook specifications, in documentation order.
@@ -76,6 +76,7 @@ __all__ = [
     "SubagentError",
     "ToolArgsError",
     "ToolError",
+    "event_types",
     "hookimpl",
     "hookspec",
     "scrub_text",

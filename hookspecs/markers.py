@@ -6,7 +6,12 @@ Every hook name starts with ``dsh_``; host and plugins share one project name so
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from typing import Final, TypeVar
+
 import pluggy
+
+_F = TypeVar("_F", bound=Callable[..., object])
 
 #: The pluggy project name shared by specs, implementations and the host.
 PROJECT_NAME = "dsh"
@@ -22,3 +27,23 @@ PLUGINS_ENTRY_POINT_GROUP = "dsh.plugins"
 
 #: Entry-point group whose values name YAML patch files that insert profile rows.
 BUNDLES_ENTRY_POINT_GROUP = "dsh.bundles"
+
+#: The attribute :func:`event_types` sets on a ``dsh_session_event`` implementation.
+EVENT_TYPES_ATTRIBUTE: Final = "dsh_event_types"
+
+
+def event_types(*types: str) -> Callable[[_F], _F]:
+    """Declare the event types a ``dsh_session_event`` implementation wants.
+
+    A host may then skip calling it for other events (the reference host does:
+    the hook runs for every event of every session, on the loop's hot path). A
+    host that ignores the declaration calls it for every event, so the
+    implementation must still check ``event.type`` itself.
+    """
+    wanted = frozenset(types)
+
+    def mark(fn: _F) -> _F:
+        setattr(fn, EVENT_TYPES_ATTRIBUTE, wanted)
+        return fn
+
+    return mark

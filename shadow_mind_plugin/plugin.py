@@ -10,7 +10,7 @@ from __future__ import annotations
 import weakref
 from typing import TYPE_CHECKING, Any
 
-from hookspecs import hookimpl
+from hookspecs import event_types, hookimpl
 from hookspecs.values import CardRenderer, EventTypes
 
 from .client_view import card_view, restore_cards
@@ -71,6 +71,7 @@ class ShadowMindRuntimePlugin:
             _RUNTIMES.pop(host, None)
 
     @hookimpl
+    @event_types(*WATCHED_EVENT_TYPES)
     def dsh_session_event(self, session: Session, event: SessionEvent) -> None:
         # every event of every session passes here; the runtime watches two types
         if event.type in WATCHED_EVENT_TYPES and self.runtime is not None:
