@@ -174,7 +174,9 @@ class ShadowRuntime:
             if state is not None:
                 self.cancel_owner(state, ReasonCode.USER_TURN_ABORTED, CancellationSource.USER_INPUT)
             return
-        if kind != "completed" or not turn_used_tools(session, event):
+        # the cheap setting check first: finding a tool result walks back over
+        # the turn's streamed answer
+        if kind != "completed" or not self.trigger.may_review() or not turn_used_tools(session, event):
             return
         state = state or self.owner(agent)
         if state is not None:

@@ -45,14 +45,14 @@ class TriggerPath:
 
     def on_tool_turn(self, state: OwnerState, seq: int) -> None:
         """A completed root turn that used tools was committed at ``seq``."""
-        if state.paused or not self._may_review():
+        if state.paused or not self.may_review():
             return
         cycle = self._governance.cycle_for(state, seq)
         cycle.scheduling = True
         self._governance.update_card(state, cycle)
         self._ctx.spawn_work(state, self._schedule_turn, state, cycle, state.epoch, seq, name="shadow-mind:schedule")
 
-    def _may_review(self) -> bool:
+    def may_review(self) -> bool:
         """Cheap pre-check: a disabled or never-rolling default creates no cycle,
         card or task (a missing or broken default goes through scheduling, which
         creates or reports it)."""
