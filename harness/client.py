@@ -14,7 +14,7 @@ from typing import Any
 import attrs
 
 from hookspecs.errors import DshError
-from hookspecs.values import Card, CardRenderer, CardView, ClientContribution, Notice, SettingsTab
+from hookspecs.values import Card, CardRenderer, CardView, ClientContribution, Notice, SettingsTab, Stylesheet
 
 Listener = Callable[[Card | Notice], None]
 
@@ -26,6 +26,7 @@ class ClientServiceImpl:
         self._cards: dict[str, dict[str, Card]] = {}
         self._notices: list[Notice] = []
         self._tabs: dict[str, SettingsTab] = {}
+        self._styles: dict[str, Stylesheet] = {}
         self._renderers: dict[str, CardRenderer] = {}
         self._listeners: list[Listener] = []
         self._logger = logger
@@ -41,6 +42,11 @@ class ClientServiceImpl:
                 raise DshError(f"card renderer for kind {contribution.kind!r} is already registered")
             self._renderers[contribution.kind] = contribution
             return _remover(self._renderers, contribution.kind)
+        if isinstance(contribution, Stylesheet):
+            if contribution.plugin in self._styles:
+                raise DshError(f"a stylesheet of plugin {contribution.plugin!r} is already registered")
+            self._styles[contribution.plugin] = contribution
+            return _remover(self._styles, contribution.plugin)
         raise DshError(f"unknown client contribution {type(contribution).__name__}")
 
     def upsert_card(self, card: Card) -> None:
@@ -85,6 +91,9 @@ class ClientServiceImpl:
 
     def renderer(self, kind: str) -> CardRenderer | None:
         return self._renderers.get(kind)
+
+    def stylesheets(self) -> list[Stylesheet]:
+        return [self._styles[name] for name in sorted(self._styles)]
 
     def render(self, card: Card) -> str:
         renderer = self._renderers.get(card.kind)

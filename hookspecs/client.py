@@ -22,7 +22,8 @@ def dsh_register_client(register: Callable[[ClientContribution], None]) -> None:
     namespace's settings schema and layout hints, or from the tab's own
     ``load``/``save``) or a :class:`~hookspecs.values.client.CardRenderer`
     (terminal text, an optional ``CardView`` view model, an optional restore
-    from durable events). Cards themselves are pushed at run time with
+    from durable events) or a :class:`~hookspecs.values.client.Stylesheet`
+    (plain CSS for rich clients). Cards themselves are pushed at run time with
     ``host.client.upsert_card``. Contributions are data; no plugin ships UI code.
 
     Return: nothing.

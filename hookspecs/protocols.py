@@ -17,7 +17,7 @@ import attrs
 
 from .values.agents import AgentOptions, AgentStatus, CancelCause, InboxTarget, PromptSection
 from .values.cancel import CancelToken
-from .values.client import Card, CardRenderer, Notice, SettingsTab
+from .values.client import Card, CardRenderer, Notice, SettingsTab, Stylesheet
 from .values.commands import CommandDefinition, CommandResult
 from .values.compaction import CompactionResult, CompactionTrigger
 from .values.events import SessionEvent, SessionHeader
@@ -598,6 +598,10 @@ class ClientService(Protocol):
     def settings_tabs(self) -> list[SettingsTab]: ...
 
     def renderer(self, kind: str) -> CardRenderer | None: ...
+
+    def stylesheets(self) -> list[Stylesheet]:
+        """Plugin stylesheets in plugin-name order (rich clients load them)."""
+        ...
 
 
 # --- compaction ----------------------------------------------------------------------------

@@ -11,12 +11,22 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Sequence
-from typing import Any
+from typing import Any, Final
 
 from hookspecs.values import Card, CardAction, CardSection, CardView, EventTypes
 
 from .governance.path import CARD_KIND
 from .vocabulary import REPORT_SOURCE_KIND
+
+#: Shadow Mind's stylesheet for rich clients: the phase of each run at a glance.
+CARD_STYLESHEET: Final = f"""\
+.card[data-kind="{CARD_KIND}"] {{ border-left-color: #6b4fbb; }}
+.card[data-kind="{CARD_KIND}"] .phase-report .phase {{ color: #6b4fbb; font-weight: 600; }}
+.card[data-kind="{CARD_KIND}"] .phase-failed .phase,
+.card[data-kind="{CARD_KIND}"] .phase-aborted .phase {{ color: #b3261e; }}
+.card[data-kind="{CARD_KIND}"] .phase-silent .phase,
+.card[data-kind="{CARD_KIND}"] .phase-not_relevant .phase {{ color: #5f6368; }}
+"""
 
 PHASE_LABELS = {
     "running": "Reviewing",

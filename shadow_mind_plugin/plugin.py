@@ -11,9 +11,9 @@ import weakref
 from typing import TYPE_CHECKING, Any
 
 from hookspecs import event_types, hookimpl
-from hookspecs.values import CardRenderer, EventTypes
+from hookspecs.values import CardRenderer, EventTypes, Stylesheet
 
-from .client_view import card_view, restore_cards
+from .client_view import CARD_STYLESHEET, card_view, restore_cards
 from .governance.cards import render_card
 from .runtime.runtime import ShadowRuntime
 from .settings import SETTINGS_SPEC, ShadowMindSettings
@@ -53,6 +53,7 @@ class ShadowMindRuntimePlugin:
     def dsh_register_client(self, register: Any) -> None:
         register(CardRenderer(kind="shadow-mind-review", render=render_card, view=self._card_view, restore=restore_cards))
         register(ShadowSettingsTab(lambda: self.runtime).tab())
+        register(Stylesheet(plugin="shadow-mind", css=CARD_STYLESHEET))
 
     def _card_view(self, card: Any) -> Any:
         # the live collapsedByDefault preference (collapsed while the runtime is not up)

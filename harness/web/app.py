@@ -57,6 +57,12 @@ class WebClient:
         page = page.replace("{{TOKEN}}", html.escape(self.token, quote=True))
         return HTMLResponse(page, headers=_NO_STORE | _CSP)
 
+    async def plugin_css(self, request: Request) -> Response:
+        """Every plugin stylesheet, each under a comment naming its plugin (the
+        values were checked when registered: plain CSS, nothing fetched)."""
+        parts = [f"/* {clean(sheet.plugin, 80).replace('*/', '* /')} */\n{sheet.css}" for sheet in self.host.client.stylesheets()]
+        return Response("\n\n".join(parts), media_type="text/css", headers=_NO_STORE)
+
     # --- sessions --------------------------------------------------------------------------
 
     async def sessions(self, request: Request) -> Response:
@@ -221,6 +227,7 @@ def build_app(client: WebClient) -> Starlette:
     return Starlette(
         routes=[
             route("/", client.index, ["GET"]),
+            route("/plugins.css", client.plugin_css, ["GET"]),
             route("/api/sessions", client.sessions, ["GET", "POST"]),
             route("/api/sessions/{session_id}/events", client.events, ["GET"]),
             route("/api/sessions/{session_id}/stream", client.stream, ["GET"]),

@@ -33,6 +33,7 @@ from .client import (
     Notice,
     SettingsForm,
     SettingsTab,
+    Stylesheet,
     field_named,
 )
 from .commands import CommandDefinition, CommandInvocation, CommandResult
@@ -115,6 +116,7 @@ __all__ = [
     "field_named",
     "SettingsForm",
     "SettingsTab",
+    "Stylesheet",
     "CommandDefinition",
     "CommandInvocation",
     "CommandResult",

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Awaitable, Callable, Mapping, Sequence
-from typing import Any, Literal, TypeAlias
+from typing import Any, Final, Literal, TypeAlias
 
 import attrs
 
@@ -201,7 +201,37 @@ class SettingsTab:
     save: Callable[[Mapping[str, Any]], Awaitable[FieldErrors]] | None = attrs.field(default=None, eq=False)
 
 
-ClientContribution: TypeAlias = SettingsTab | CardRenderer
+#: The largest stylesheet one plugin may add, in characters.
+MAX_STYLESHEET_CHARS: Final = 16_384
+#: What a plugin stylesheet may not contain: nothing is fetched, nothing leaves
+#: the style sheet, no script-like CSS.
+_CSS_REFUSED: Final = ("</", "<!--", "@import", "url(", "image-set(", "expression(", "behavior:", "-moz-binding")
+
+
+def _check_css(instance: Any, attribute: Any, value: Any) -> None:
+    if not isinstance(value, str):
+        raise TypeError(f"css must be a string, not {type(value).__name__}")
+    if len(value) > MAX_STYLESHEET_CHARS:
+        raise ValueError(f"css has {len(value)} characters; at most {MAX_STYLESHEET_CHARS} are allowed")
+    lowered = "".join(value.lower().split())
+    for refused in _CSS_REFUSED:
+        if "".join(refused.split()) in lowered:
+            raise ValueError(f"css may not contain {refused!r}")
+
+
+@attrs.frozen(kw_only=True)
+class Stylesheet:
+    """A small stylesheet a plugin adds to rich clients (the web page loads it
+    after its own). Plain CSS: no imports, no ``url(...)``, no markup, at most
+    :data:`MAX_STYLESHEET_CHARS`. Scope rules to your own cards
+    (``.card[data-kind="your-kind"] ...``); the host's page does not change for
+    it, and a terminal client ignores it."""
+
+    plugin: str
+    css: str = attrs.field(validator=_check_css)
+
+
+ClientContribution: TypeAlias = SettingsTab | CardRenderer | Stylesheet
 
 
 def field_named(message: str, keys: Sequence[str]) -> str:

@@ -80,6 +80,7 @@ def test_every_request_needs_the_token(server: Server) -> None:
         assert anonymous.get("/api/sessions").status_code == 403
         assert anonymous.get("/").status_code == 403
         assert anonymous.get("/static/app.js").status_code == 403
+        assert anonymous.get("/plugins.css").status_code == 403
         assert anonymous.get("/api/sessions", headers={"cookie": "dsh_token=wrong"}).status_code == 403
         launch = anonymous.get(f"/?token={server.token}")
         assert launch.status_code == 303 and launch.headers["location"] == "/"
@@ -87,6 +88,10 @@ def test_every_request_needs_the_token(server: Server) -> None:
         assert "HttpOnly" in cookie and "SameSite=Strict" in cookie
         page = anonymous.get("/", headers={"cookie": f"dsh_token={server.token}"})
         assert page.status_code == 200 and "script-src 'self'" in page.headers["content-security-policy"]
+        assert '<link rel="stylesheet" href="/plugins.css">' in page.text
+        styles = anonymous.get("/plugins.css", headers={"cookie": f"dsh_token={server.token}"})
+        assert styles.status_code == 200 and styles.headers["content-type"].startswith("text/css")
+        assert styles.text.startswith("/* shadow-mind */") and '.card[data-kind="shadow-mind-review"]' in styles.text
         # a write with the cookie alone (what a cross-site form would carry) is refused
         forged = anonymous.post("/api/sessions", headers={"cookie": f"dsh_token={server.token}"}, json={})
         assert forged.status_code == 403
