@@ -346,7 +346,10 @@ async def test_new_bypasses_probability_enabled_and_pause(tmp_path: Path) -> Non
     async with shadow_host(tmp_path, script(SILENT), home=home) as (host, adapter, runtime):
         root = await new_root(host)
         await checked_turn(host, root)
-        assert runtime.owners[root.id].run.total_runs == 0  # probability 0 and disabled: no automatic review
+        # probability 0 and disabled: no automatic review (not even an owner state)
+        state = runtime.owners.get(root.id)
+        assert state is None or state.run.total_runs == 0
+        assert not [r for r in adapter.requests if r.metadata["delegation_depth"] == 1]
         ok(await shadow(host, root, "/shadow pause"))
         text = ok(await shadow(host, root, "/shadow new"))
         (view,) = all_runs(runtime, root)
