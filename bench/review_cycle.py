@@ -32,8 +32,8 @@ Like for like: every size runs exactly the same cycle, definition, settings
 is longer. The bench also prints the reviewer prompt each size produced
 (characters as the pipeline counts them, ``RunEntry.prompt_chars``; tokens by
 ``shadow_mind_plugin.tokens.estimate_tokens`` of the prompt the model got)
-against the reviewer model's prompt budget (its catalog window minus the
-output reserve: ``--window``). The primary sample is CPU seconds of the
+against the reviewer model's prompt budget (``window_token_budget`` of its
+catalog window, ``--window``: the share of the window a framed prompt may use). The primary sample is CPU seconds of the
 process between the two timestamps (steadier on a shared machine: the cycle
 never waits for anything but itself); wall seconds alongside (they include
 the fsync of the child's log at its turn end; ``--dir /dev/shm`` takes the
@@ -71,7 +71,8 @@ from harness.sessions import SessionStore
 from hookspecs import hookimpl
 from hookspecs.values import AgentOptions, LlmRequest, ModelInfo, SessionHeader, create_user_message
 from shadow_mind_plugin.plugin import runtime_for
-from shadow_mind_plugin.tokens import estimate_tokens, prompt_token_budget
+from shadow_mind_plugin.prompt import window_token_budget
+from shadow_mind_plugin.tokens import estimate_tokens
 
 WARM_TARGET = 2.0
 RESUME_TARGET = 3.0
@@ -277,7 +278,7 @@ async def measure_size(root: Path, size: int, args: argparse.Namespace) -> dict[
 
 
 def report(rows: list[dict[str, Any]], window: int) -> None:
-    budget = prompt_token_budget(ModelInfo(id="m", context_window=window))
+    budget = window_token_budget(ModelInfo(id="m", context_window=window))
     base = rows[0]
     base_warm = median([c for _, c in base["warm"]])
     print(
@@ -297,7 +298,7 @@ def report(rows: list[dict[str, Any]], window: int) -> None:
             f" {spread * 100:>6.0f}% {fmt_seconds(resume_cpu):>11} {fmt_seconds(resume_wall):>10} {resume_cpu / warm_cpu:>10.2f}x"
             f" {row['prompt_chars']:>13,} {row['prompt_tokens']:>8,} {share * 100:>9.1f}%"
         )
-    print(f"\n(reviewer model window {window:,} tokens; prompt budget {budget:,} tokens = window minus the output reserve)")
+    print(f"\n(reviewer model window {window:,} tokens; prompt budget {budget:,} tokens: shadow_mind_plugin.prompt.window_token_budget)")
     print("summary (CPU time)")
     for row in rows[1:]:
         ratio = median([c for _, c in row["warm"]]) / base_warm

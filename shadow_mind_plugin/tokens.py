@@ -11,8 +11,6 @@ import math
 import re
 from typing import Final
 
-from hookspecs.values import ModelInfo
-
 from .utf16 import LONG_TEXT, PrefixMemo, u16len
 
 #: CJK blocks counted as one token per UTF-16 unit (radicals, punctuation, kana,
@@ -38,10 +36,6 @@ _DENSE: Final = re.compile(
 _BELOW_DENSE: Final = re.compile("[\x00-\u2e7f]+")
 
 
-#: Output tokens reserved when the model does not say how many it may write.
-DEFAULT_OUTPUT_RESERVE: Final = 8192
-
-
 def estimate_tokens(text: str) -> int:
     """``dense + ceil((u16len - dense) / 2)`` where ``dense`` is the CJK share in UTF-16 units."""
     if not text:
@@ -59,26 +53,3 @@ def _sizes(text: str) -> tuple[int, int]:
 
 #: the regex scan costs ~50 ns a character: a growing trajectory is scanned on its new tail only
 _LONG = PrefixMemo(_sizes)
-
-
-def prompt_token_budget(model_info: ModelInfo | None) -> int:
-    """Tokens a prompt may use on this model: the context window minus the output
-    reserve (``max_output_tokens``, else 8192). 0 means "unknown, no model bound"."""
-    if model_info is None:
-        return 0
-    window = model_info.context_window
-    if not _positive_number(window):
-        return 0
-    reserve_raw = model_info.max_output_tokens
-    reserve = reserve_raw if _positive_number(reserve_raw) else DEFAULT_OUTPUT_RESERVE
-    assert window is not None and reserve is not None
-    if window <= reserve:
-        return 0
-    return math.floor(window - reserve)
-
-
-def _positive_number(value: object) -> bool:
-    # hosts may hand over floats from JSON; bool is not a size
-    if isinstance(value, bool) or not isinstance(value, (int, float)):
-        return False
-    return math.isfinite(value) and value > 0

@@ -19,7 +19,7 @@ from shadow_mind_plugin.prompt import (
     prompt_header,
     window_token_budget,
 )
-from shadow_mind_plugin.tokens import estimate_tokens, prompt_token_budget
+from shadow_mind_plugin.tokens import estimate_tokens
 from shadow_mind_plugin.utf16 import u16len
 
 # --- token estimate -------------------------------------------------------------------------------
@@ -46,25 +46,6 @@ def test_separator_costs_one_token() -> None:
 
 
 # --- model budget ---------------------------------------------------------------------------------
-
-
-@pytest.mark.parametrize(
-    ("info", "budget"),
-    [
-        (None, 0),
-        (ModelInfo(id="m"), 0),
-        (ModelInfo(id="m", context_window=0), 0),
-        (ModelInfo(id="m", context_window=-5), 0),
-        (ModelInfo(id="m", context_window=128_000), 128_000 - 8192),
-        (ModelInfo(id="m", context_window=128_000, max_output_tokens=32_000), 96_000),
-        (ModelInfo(id="m", context_window=128_000, max_output_tokens=0), 128_000 - 8192),
-        (ModelInfo(id="m", context_window=8192), 0),
-        (ModelInfo(id="m", context_window=4000, max_output_tokens=4000), 0),
-        (ModelInfo(id="m", context_window=4001, max_output_tokens=4000), 1),
-    ],
-)
-def test_prompt_token_budget(info: ModelInfo | None, budget: int) -> None:
-    assert prompt_token_budget(info) == budget
 
 
 @pytest.mark.parametrize(
