@@ -5,15 +5,16 @@ from __future__ import annotations
 import builtins
 import inspect
 import uuid
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+import attrs
 import trio
 
 from hookspecs.errors import AgentError
 from hookspecs.protocols import CreateAgentOptions
-from hookspecs.values import AgentOptions, SessionHeader
+from hookspecs.values import AgentOptions, EventTypes, SessionEvent, SessionHeader
 
 from ..cleanup import shielded_cleanup
 from .agent import LoopAgent
@@ -105,7 +106,13 @@ class AgentRegistryImpl:
             raise AgentError(f"session {session_id} is already driven by a live agent")
         session = rt.sessions.open(session_id)
         cwd = Path(session.header.cwd) if session.header.cwd else self._default_cwd
-        agent = LoopAgent(runtime=rt, session=session, options=agent_options or AgentOptions(), cwd=cwd)
+        options = agent_options or AgentOptions()
+        if not (options.provider and options.model) and not rt.loop_settings().model:
+            # neither the caller nor the profile names a model: go on where the log left off
+            logged = _logged_route(session.events)
+            if logged is not None:
+                options = attrs.evolve(options, provider=logged[0], model=logged[1])
+        agent = LoopAgent(runtime=rt, session=session, options=options, cwd=cwd)
         try:
             await _run_setup(setup, agent)
         except BaseException:
@@ -180,3 +187,14 @@ async def _run_setup(setup: Callable[[Any], Awaitable[None] | None] | None, agen
     result = setup(agent.scope)
     if inspect.isawaitable(result):
         await result
+
+
+def _logged_route(events: Sequence[SessionEvent]) -> tuple[str, str] | None:
+    """The provider and model of the session's last ``request/context``."""
+    for event in reversed(events):
+        if event.type == EventTypes.REQUEST_CONTEXT:
+            provider, model = event.data.get("provider"), event.data.get("model")
+            if isinstance(provider, str) and provider and isinstance(model, str) and model:
+                return provider, model
+            return None
+    return None

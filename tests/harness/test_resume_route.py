@@ -1,0 +1,34 @@
+"""A resumed session without a model of its own continues on the route its log
+last used when the profile names none (it used to fail with NO_MODEL)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from hookspecs.values import create_user_message
+
+from .helpers import new_root, scripted_host
+
+ECHO = """
+responses:
+  - repeat: true
+    reply: {text: "ok"}
+"""
+
+
+async def test_resume_without_options_uses_the_logged_route(tmp_path: Path) -> None:
+    async with scripted_host(tmp_path, ECHO) as (host, _):
+        handle = await new_root(host, model="m")
+        session_id = handle.agent.id
+        handle.agent.followup(create_user_message("first"))
+        await handle.agent.when_idle()
+        await handle.dispose()
+        resumed = await host.agents.resume(session_id)
+        try:
+            assert resumed.agent.resolved_route == "scripted/m"
+            resumed.agent.followup(create_user_message("second"))
+            await resumed.agent.when_idle()
+            end = resumed.agent.session.events[-1]
+            assert end.type == "turn/end" and end.data["reason"]["kind"] == "completed", end.data
+        finally:
+            await resumed.dispose()
