@@ -3,9 +3,7 @@
 from __future__ import annotations
 
 import uuid
-import weakref
 from collections.abc import Awaitable, Callable, Mapping, Sequence
-from operator import attrgetter
 from typing import TYPE_CHECKING, Any
 
 import attrs
@@ -24,6 +22,7 @@ from hookspecs.values import (
 )
 
 from ..agents.prompt import PERSONA_SECTION
+from ..sessions.latest import LatestSandboxMode
 from .run import InProcessRun
 from .structured import STRUCTURED_OUTPUT_TOOL, StructuredCaptureImpl, attach_structured_output
 
@@ -41,41 +40,6 @@ DELEGATION_NOTE = (
 )
 
 ChildSetup = Callable[[AgentScope, StructuredCaptureImpl | None], Awaitable[None] | None]
-
-
-_TYPE = attrgetter("type")
-
-
-class LatestSandboxMode:
-    """The latest ``sandbox/mode`` of each session, kept up to date by reading
-    only the events appended since the previous question (logs are append-only):
-    a spawn must not walk a long parent log."""
-
-    def __init__(self) -> None:
-        self._seen: weakref.WeakKeyDictionary[Any, tuple[int, str | None]] = weakref.WeakKeyDictionary()
-
-    def of(self, session: Any) -> str | None:
-        events = session.events
-        count = len(events)
-        try:
-            seen, mode = self._seen.get(session, (0, None))
-        except TypeError:  # a session that cannot be weakly referenced: no memory, read it all
-            seen, mode = 0, None
-        if count < seen:  # not the log we read before
-            seen, mode = 0, None
-        if count > seen:
-            new = events[seen:count]
-            types = list(map(_TYPE, new))  # C-speed; the newest match wins
-            types.reverse()
-            if EventTypes.SANDBOX_MODE in types:
-                data = new[len(new) - 1 - types.index(EventTypes.SANDBOX_MODE)].data
-                raw = data.get("mode") if isinstance(data, Mapping) else None
-                mode = str(raw) if raw else None
-        try:
-            self._seen[session] = (count, mode)
-        except TypeError:
-            pass
-        return mode
 
 
 class SubagentToolkitImpl:

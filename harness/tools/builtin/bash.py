@@ -40,9 +40,10 @@ import trio
 from hookspecs.errors import ToolError
 from hookspecs.protocols import ToolRunContext
 from hookspecs.scrub import scrub_text
-from hookspecs.values import EventTypes, TextBlock, ToolDefinition, ToolFailure, ToolResult
+from hookspecs.values import TextBlock, ToolDefinition, ToolFailure, ToolResult
 from hookspecs.values.cancel import CancelToken
 
+from ...sessions.latest import LatestSandboxMode
 from ..workspace import workspace_root
 from ._files import os_reason
 
@@ -238,14 +239,13 @@ def _result(outcome: _Outcome, timeout: float) -> ToolResult:
     return ToolResult.text(text, value=value)
 
 
+_SANDBOX = LatestSandboxMode()
+
+
 def sandbox_mode(agent: Any) -> str | None:
     """The last ``sandbox/mode`` in ``agent``'s log, or None."""
     session = getattr(agent, "session", None)
-    for event in reversed(getattr(session, "events", None) or ()):
-        if event.type == EventTypes.SANDBOX_MODE:
-            mode = event.data.get("mode") if isinstance(event.data, dict) else None
-            return str(mode) if mode else None
-    return None
+    return _SANDBOX.of(session) if getattr(session, "events", None) is not None else None
 
 
 def _unavailable(mode: str, why: str) -> ToolError:
