@@ -16,6 +16,7 @@ from typing import Any, Final
 from hookspecs.values import Card, CardAction, CardSection, CardView, EventTypes
 
 from .governance.path import CARD_KIND
+from .projection import visible_text
 from .vocabulary import REPORT_SOURCE_KIND
 
 #: Shadow Mind's stylesheet for rich clients: the phase of each run at a glance.
@@ -133,7 +134,7 @@ def restore_cards(session_id: str, events: Sequence[Any]) -> list[Card]:
         if not isinstance(message, dict) or not isinstance(source, dict) or source.get("kind") != REPORT_SOURCE_KIND:
             continue
         reports = [r for r in source.get("reports") or [] if isinstance(r, dict)]
-        bodies = _bodies(_text(message))
+        bodies = _bodies(visible_text(message.get("content")))
         for index, report in enumerate(reports):
             seq = report.get("captured_through_seq")
             if not isinstance(seq, int):
@@ -161,12 +162,6 @@ def restore_cards(session_id: str, events: Sequence[Any]) -> list[Card]:
         )
         for seq, runs in sorted(cycles.items())
     ]
-
-
-def _text(message: dict[str, Any]) -> str:
-    return "\n".join(
-        str(b.get("text", "")) for b in message.get("content") or [] if isinstance(b, dict) and b.get("type") == "text"
-    )
 
 
 def _bodies(text: str) -> list[tuple[str, str]]:

@@ -23,6 +23,7 @@ from typing import TYPE_CHECKING, Final
 import attrs
 
 from .governance.holdout import redact
+from .rendered import ENTRY_SEPARATOR
 from .tokens import estimate_tokens
 from .utf16 import u16len, u16slice
 
@@ -33,7 +34,6 @@ if TYPE_CHECKING:
 
 #: Replaces the trajectory when nothing model-visible was captured.
 EMPTY_TRAJECTORY: Final = "[no model-visible trajectory content]"
-ENTRY_SEPARATOR: Final = "\n\n"
 #: Share of the reviewer's context window its framed prompt may use; the rest is
 #: left for the host's system prompt and tool schemas, the reviewer's own tool
 #: calls and results, and its answer.
@@ -239,6 +239,11 @@ def _sizes(text: str) -> tuple[int, int]:
     return u16len(text), estimate_tokens(text)
 
 
+def digest(text: str) -> str:
+    """``sha256:<hex>`` of ``text`` as UTF-8 (lone surrogates kept)."""
+    return "sha256:" + hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()
+
+
 def _text(entry: Entry, keys: tuple[str, ...]) -> str:
     return redact(entry.text, keys) if keys else entry.text
 
@@ -271,5 +276,5 @@ def _framed(
         shown_seqs=(shown[0].seq, shown[-1].seq) if shown else None,
         cut_seq=cut[0] if cut else None,
         cut_chars=cut[1] if cut else None,
-        body_digest="sha256:" + hashlib.sha256(body.encode("utf-8", "surrogatepass")).hexdigest(),
+        body_digest=digest(body),
     )

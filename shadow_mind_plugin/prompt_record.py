@@ -9,7 +9,6 @@ a digest says whether the rebuilt text is the text sent.
 
 from __future__ import annotations
 
-import hashlib
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any, Final
 
@@ -25,10 +24,6 @@ if TYPE_CHECKING:
 #: ``reference["kind"]`` of a Shadow reviewer prompt.
 REFERENCE_KIND: Final = "shadow-mind/root-trajectory"
 REFERENCE_VERSION: Final = 1
-
-
-def digest(text: str) -> str:
-    return "sha256:" + hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()
 
 
 def stored_prompt(

@@ -18,6 +18,7 @@ from typing import Any
 import attrs
 import trio
 
+from harness.cli.render import message_text
 from harness.cli.run import drain
 from harness.host import open_host
 from harness.profiles import ProfileRow
@@ -130,7 +131,7 @@ def _relay(events: Any) -> tuple[str | None, tuple[dict[str, Any], ...]]:
         if not isinstance(message, dict) or message.get("source", {}).get("kind") != REPORT_SOURCE_KIND:
             continue
         source = message["source"]
-        text = "\n".join(b.get("text", "") for b in message.get("content", ()) if b.get("type") == "text")
+        text = message_text(message)
         refs: list[dict[str, Any]] = []
         for report in source.get("reports", ()):
             for seq in report.get("refs", ()):

@@ -15,7 +15,8 @@ from hookspecs.values import EventTypes, SessionEvent
 from hookspecs.values.messages import ReasoningBlock, TextBlock, ToolCallBlock
 
 from ..governance.telemetry import INVALID_ARGS
-from ..prompt_record import digest, rebuild_body
+from ..prompt import digest
+from ..prompt_record import rebuild_body
 from .sessions import SessionLogs, iso_ms
 
 #: Characters of an assistant text head or a reason text.

@@ -155,9 +155,8 @@ class ShadowRuntime:
         self.cancel_owner(state, ReasonCode.USER_MESSAGE_RECEIVED, CancellationSource.USER_INPUT)
 
     def on_session_event(self, session: Session, event: SessionEvent) -> None:
-        etype = event.type  # most events are neither: leave on the cheapest test
-        if etype != EventTypes.TURN_END and etype != EventTypes.USER_MESSAGE:
-            return
+        # the plugin's hook passes only the watched types (turn/end, user/message)
+        etype = event.type
         if self.ctx.stopped or not session.header.is_root:
             return
         agent = self.ctx.live_root(session.id)

@@ -16,8 +16,8 @@ import trio
 from hookspecs.layout import SESSION_FILE, SESSIONS_DIR
 from hookspecs.values import EventTypes, SessionEvent, TextBlock, create_user_message, message_to_json
 from shadow_mind_plugin.projection import project
-from shadow_mind_plugin.prompt import build_prompt
-from shadow_mind_plugin.prompt_record import REFERENCE_KIND, digest, rebuild_body, stored_prompt
+from shadow_mind_plugin.prompt import build_prompt, digest
+from shadow_mind_plugin.prompt_record import REFERENCE_KIND, rebuild_body, stored_prompt
 
 from ..cli_env import cli_env
 from .helpers import new_root, settle, shadow_host, write_definition
