@@ -97,12 +97,20 @@ class WebClient:
         except BaseException:
             unsubscribe()
             raise
+        # Approvals and cards are pushed live only: one published before this
+        # subscription (the page posts its first prompt without waiting for the
+        # stream) would never reach the page. Taken with the subscription, no await
+        # between, so nothing falls in a gap; the page ignores repeats.
+        pending = [{"kind": "approval", "approval": a} for a in self.approver.pending()]
+        cards = [self.card_item(c) for c in self.host.client.cards(session_id)]
 
         async def body() -> AsyncIterator[str]:
             last = events[-1].seq if events else after
             try:
                 for payload in payloads:
                     yield _sse({"kind": "event", "event": payload})
+                for item in (*cards, *pending):
+                    yield _sse(item)
                 yield _sse({"kind": "ready", "last_seq": last})
                 async with receive:
                     while True:

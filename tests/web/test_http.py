@@ -169,6 +169,26 @@ def test_an_approval_waits_for_the_click(server: Server) -> None:
         assert config["text"] == "maxReportChars: 5000"
 
 
+def test_a_stream_opened_after_the_approval_was_asked_still_shows_it(server: Server) -> None:
+    """The page sends its first prompt before its stream is connected (it does
+    not wait for it): an approval asked in between must reach the stream, or the
+    prompt never appears and the turn waits forever."""
+    with server.client() as client:
+        session = client.post("/api/sessions", json={}).json()["id"]
+        client.post(f"/api/sessions/{session}/send", json={"text": "tighten the reports"})
+        give_up = time.monotonic() + STREAM_BOUND_SECONDS  # a hang guard, not a timing assertion
+        while not (pending := client.get(f"/api/sessions/{session}/events").json()["approvals"]):
+            assert time.monotonic() < give_up, "the approval was never asked"
+            time.sleep(0.05)
+        with client.stream("GET", f"/api/sessions/{session}/stream") as stream:
+            items = sse_items(stream)
+            asked = until(items, lambda i: i["kind"] == "approval")[-1]["approval"]
+            assert asked == pending[0]
+            assert client.post(f"/api/approvals/{asked['id']}", json={"allow": True}).json()["ok"]
+            seen = until(items, lambda i: i["kind"] == "event" and i["event"]["type"] == "turn/end")
+        assert {"kind": "approval-done", "id": asked["id"]} in seen
+
+
 def test_aborting_the_turn_withdraws_its_approval(server: Server) -> None:
     with server.client() as client:
         session = client.post("/api/sessions", json={}).json()["id"]
