@@ -21,6 +21,7 @@ from hookspecs.values import (
 )
 
 from ..sessions.history import derive_messages
+from ..sessions.latest import LatestEventData
 from ..tools.registry import check_tool_definition
 from .inbox import Inbox, InboxItem
 from .scope import AgentScopeImpl
@@ -52,6 +53,7 @@ class LoopAgent:
     ) -> None:
         self.runtime = runtime
         self._session = session
+        self._policy = LatestEventData(EventTypes.APPROVAL_POLICY)
         self._options = options
         self._cwd = cwd
         self.owner = owner
@@ -89,10 +91,8 @@ class LoopAgent:
     @property
     def approval_policy(self) -> str:
         """``never`` once the log says so (delegated children); else ``ask``."""
-        for event in reversed(self._session.events):
-            if event.type == EventTypes.APPROVAL_POLICY:
-                return str(event.data.get("policy", "ask"))
-        return "ask"
+        data = self._policy.of(self._session)
+        return str(data.get("policy", "ask")) if data is not None else "ask"
 
     # --- protocol properties -----------------------------------------------------------
 

@@ -96,3 +96,35 @@ async def test_children_inherit_the_parent_latest_sandbox_mode(tmp_path: Path) -
             modes.append([e.data["mode"] for e in child.session.events if e.type == EventTypes.SANDBOX_MODE])
             await run.dispose()
         assert modes == [["read-only"], ["read-only"], ["workspace-write"]]
+
+
+async def test_the_approval_policy_follows_the_newest_policy_event(tmp_path: Path) -> None:
+    """The agent's approval policy comes from the tracker: each agent reads its
+    own log, a policy appended after earlier questions wins, a delegated child
+    says never from its first question, and so does its log resumed."""
+    async with scripted_host(tmp_path, CHILD) as (host, _adapter):
+        root = (await new_root(host)).agent
+        other = (await new_root(host)).agent
+        assert root.approval_policy == "ask"
+        for turn in range(50):
+            root.session.append(EventTypes.TURN_START, {"turn": turn})
+            assert root.approval_policy == "ask"
+        root.session.append(EventTypes.APPROVAL_POLICY, {"policy": "never", "source": "test"})
+        assert root.approval_policy == "never" and other.approval_policy == "ask"
+        root.session.append(EventTypes.TURN_START, {"turn": 50})
+        assert root.approval_policy == "never"
+        root.session.append(EventTypes.APPROVAL_POLICY, {"policy": "ask", "source": "test"})
+        assert root.approval_policy == "ask"
+        req = SubagentRequest(label="t", prompt=(TextBlock(text="go"),), parent=root, cancel=CancelToken())
+        run = await host.subagents.start("spawn", req)
+        child = run.local_agent
+        assert child.approval_policy == "never"
+        await run.result()
+        assert child.approval_policy == "never"
+        child_id = child.id
+        await run.dispose()
+        resumed = await host.agents.resume(child_id)
+        try:
+            assert resumed.agent.approval_policy == "never"
+        finally:
+            await resumed.dispose()
