@@ -110,7 +110,8 @@ class HarnessHost:
         surfaces = LiveSurfaces()
         self.compaction = CompactionService(
             builtin=BuiltinCompactionEngine(
-                llm=self.llm, settings=self.compaction_settings, route=_next_route, surfaces=surfaces, logger=logger
+                llm=self.llm, settings=self.compaction_settings, route=_next_route, surfaces=surfaces, logger=logger,
+                notify=self.client.notice,
             ),
             hooks=self.hooks,
             surfaces=surfaces,

@@ -11,10 +11,12 @@ import trio
 
 from hookspecs.errors import LlmError, ManualCompactionError, SessionError
 from hookspecs.protocols import Agent, LlmService, Session
-from hookspecs.values import CancelToken, EventTypes, LlmRequest, SessionEvent
+from hookspecs.scrub import scrub_text
+from hookspecs.values import CancelToken, EventTypes, LlmRequest, Notice, SessionEvent
 from hookspecs.values.compaction import CompactionResult, CompactionTrigger
 
 from ..sessions.history import LiveSurfaces
+from .backoff import RetryBackoff
 from .commit import checkpoint_message, close_compaction, open_compaction, write_checkpoint, write_summary
 from .estimate import RequestEstimator, message_tokens, messages_tokens, request_tokens
 from .policy import UNKNOWN_WINDOW_INPUT_TOKENS, CompactionSettings, choose_cut, under_pressure
@@ -38,7 +40,9 @@ class BuiltinCompactionEngine:
     """Implements :class:`hookspecs.protocols.CompactionEngine`.
 
     ``route(agent)`` is the (provider, model) the agent's next request uses; the
-    summary is made by that model and bounded by its window.
+    summary is made by that model and bounded by its window. A failed automatic
+    compaction pauses pressure compaction of its session (:mod:`.backoff`) and
+    tells the person once, through ``notify``.
     """
 
     def __init__(
@@ -49,6 +53,7 @@ class BuiltinCompactionEngine:
         route: Callable[[Agent], tuple[str, str]],
         surfaces: LiveSurfaces,
         logger: logging.Logger,
+        notify: Callable[[Notice], None] | None = None,
     ) -> None:
         self._surfaces = surfaces
         self._llm = llm
@@ -57,6 +62,8 @@ class BuiltinCompactionEngine:
         self._logger = logger
         self._active: set[str] = set()  # session ids with an open compaction (the lock)
         self._estimator = RequestEstimator()
+        self._backoff = RetryBackoff()
+        self._notify = notify
 
     def window(self, provider: str, model: str) -> int | None:
         info = self._llm.model_info(provider, model)
@@ -76,10 +83,13 @@ class BuiltinCompactionEngine:
         window = self.window(provider, model)
         if window is None:
             return CompactionResult(compacted=False, trigger=trigger, reason=f"no context window known for {provider}/{model}")
-        if trigger == "pressure" and (
-            request is None or not under_pressure(self._estimator.tokens(agent.id, request), window, settings)
-        ):
-            return CompactionResult(compacted=False, trigger=trigger, reason="the request fits")
+        tokens = self._estimator.tokens(agent.id, request) if request is not None else 0
+        if trigger == "pressure":
+            if request is None or not under_pressure(tokens, window, settings):
+                return CompactionResult(compacted=False, trigger=trigger, reason="the request fits")
+            skip = self._backoff.skip(agent.session.id, tokens, window)
+            if skip is not None:
+                return CompactionResult(compacted=False, trigger=trigger, reason=skip.reason)
         keep = int(settings.keep_recent * window)
         if trigger == "context-overflow":
             # the catalog overstated the window: keep nothing verbatim that a summary can
@@ -88,16 +98,31 @@ class BuiltinCompactionEngine:
             if request is not None:
                 window = min(window, max(request_tokens(request) // 2, 256))
         try:
-            return await self._run(
+            result = await self._run(
                 agent, trigger, cancel, route=(provider, model), window=window, keep=keep, settings=settings,
                 turn=_open_turn(agent), source_command_id=None,
             )
         except _Failed as exc:
             self._logger.warning("session %s: automatic compaction failed: %s", agent.id, exc.message)
+            if self._backoff.failed(agent.session.id, exc.code, tokens):
+                self._tell_paused(agent, exc)
             return CompactionResult(
                 compacted=False, trigger=trigger, compaction_id=exc.compaction_id, reason=exc.message,
                 error={"code": exc.code, "message": exc.message},
             )
+        if result.compacted:
+            self._backoff.succeeded(agent.session.id)
+        return result
+
+    def _tell_paused(self, agent: Agent, exc: _Failed) -> None:
+        if self._notify is None:
+            return
+        wait = self._backoff.wait_after(agent.session.id)
+        text = (
+            f"automatic compaction failed ({exc.code}): {scrub_text(exc.message, limit=300)}; "
+            f"it is tried again after {wait} requests or once the history grew, /compact tries now"
+        )
+        self._notify(Notice(level="warning", text=text, session_id=agent.id))
 
     async def compact_now(
         self, agent: Agent, cancel: CancelToken, *, source_command_id: str | None = None
@@ -112,12 +137,15 @@ class BuiltinCompactionEngine:
         keep = int(settings.keep_recent * window) if window is not None else 0
         keep = min(keep, messages_tokens(self._surfaces.of(agent.session).messages) // 2)
         try:
-            return await self._run(
+            result = await self._run(
                 agent, "manual", cancel, route=(provider, model), window=window, keep=keep, settings=settings,
                 turn=None, source_command_id=source_command_id,
             )
         except _Failed as exc:
             raise ManualCompactionError(exc.message, code=exc.code) from None
+        if result.compacted:
+            self._backoff.succeeded(agent.session.id)
+        return result
 
     async def _run(
         self,
