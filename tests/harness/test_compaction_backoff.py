@@ -4,13 +4,19 @@ summariser always fails), and the one warning the person gets."""
 
 from __future__ import annotations
 
+import json
+import subprocess
+import sys
 from pathlib import Path
 from typing import Any
 
 from harness.compaction.backoff import FIRST_WAIT_REQUESTS, MAX_WAIT_REQUESTS, RetryBackoff
 from hookspecs.values import EventTypes, create_user_message
 
-from .helpers import new_root, scripted_host
+from ..cli_env import cli_env
+from .helpers import new_root, scripted_host, scripted_profile
+
+REPO = Path(__file__).resolve().parents[2]
 
 SCRIPT = """
 models:
@@ -90,3 +96,20 @@ def test_the_pause_grows_with_failures_and_ends_on_growth_or_success() -> None:
     assert not backoff.failed("other", "cancelled", 3_600) and backoff.skip("other", 3_600, 4_000) is None
     backoff.succeeded("s")
     assert backoff.skip("s", 3_600, 4_000) is None and backoff.wait_after("s") == 0
+
+
+def test_the_chat_prints_the_warning_once(tmp_path: Path) -> None:
+    home = tmp_path / "home"
+    profile = scripted_profile(tmp_path, SCRIPT)  # routes to scripted/m
+    questions = "".join(f"question {n}\n" for n in range(45))
+    done = subprocess.run(
+        [sys.executable, "-m", "harness", "chat", "--profile", str(profile)],
+        cwd=REPO, env=cli_env(DSH_HOME=str(home)), input=questions, capture_output=True, text=True, timeout=120,
+    )
+    assert done.returncode == 0, done.stderr
+    lines = [line for line in done.stdout.splitlines() if "automatic compaction failed" in line]
+    assert len(lines) == 1, done.stdout[-2000:]
+    assert lines[0].startswith("[warning] automatic compaction failed (summary)")
+    (log,) = (home / "sessions").glob("*/session.jsonl")
+    events = [json.loads(line) for line in log.read_text().splitlines()[1:]]
+    assert 2 <= sum(e["type"] == EventTypes.COMPACTION_START for e in events) <= 5  # not one per request
