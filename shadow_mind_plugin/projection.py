@@ -20,6 +20,7 @@ from typing import Any, Final, Literal, TypeAlias
 
 from hookspecs.values import EventTypes, SessionEvent
 
+from .capture_window import is_compaction_boundary, kept_summary, skipped
 from .rendered import EMPTY_PROJECTION, ENTRY_SEPARATOR, Entry, Projection, RenderedLog
 from .utf16 import u16len
 
@@ -230,20 +231,6 @@ def render_event(event: SessionEvent, calls: dict[str, tuple[str, int]], disclos
     return None
 
 
-def is_compaction_boundary(event: SessionEvent) -> bool:
-    """A successful ``compaction/end`` (no error): since-compaction starts there."""
-    return (
-        event.type == EventTypes.COMPACTION_END
-        and isinstance(event.data, Mapping)
-        and event.data.get("error") is None
-    )
-
-
-def _skipped(event: SessionEvent, boundary: int | None) -> bool:
-    # summaries from before the boundary survive: they stand for the compacted history
-    return boundary is not None and event.seq < boundary and event.type != _SUMMARY
-
-
 # --- full projection -----------------------------------------------------------------------
 
 
@@ -256,17 +243,19 @@ def project(
 ) -> Projection:
     """Render ``events`` up to and including seq ``watermark`` (from scratch)."""
     boundary: int | None = None
+    kept: int | None = None
     if capture == "since-compaction":
-        for event in reversed(events):
+        for index in range(len(events) - 1, -1, -1):
+            event = events[index]
             if event.seq <= watermark and is_compaction_boundary(event):
-                boundary = event.seq
+                boundary, kept = event.seq, kept_summary(events, index)
                 break
     calls: dict[str, tuple[str, int]] = {}
     rendered = RenderedLog()
     for event in events:
         if event.seq > watermark:
             break
-        if _skipped(event, boundary):
+        if skipped(event, boundary, kept):
             continue
         text = render_event(event, calls, disclosure)
         if text is not None:
@@ -305,6 +294,7 @@ class IncrementalProjector:
         self._rendered = RenderedLog()
         self._calls: dict[str, tuple[str, int]] = {}
         self._boundary: int | None = None
+        self._kept: int | None = None  # the seq of the summary kept before the boundary
         self._cached: Projection = EMPTY_PROJECTION
 
     def reset(self) -> None:
@@ -347,7 +337,7 @@ class IncrementalProjector:
         changed = capture == "since-compaction" and self._advance_boundary(events, start, stop)
         for index in range(start, stop):
             event = events[index]
-            if _skipped(event, self._boundary):
+            if skipped(event, self._boundary, self._kept):
                 continue
             self.last_rendered += 1
             text = render_event(event, self._calls, disclosure)
@@ -363,8 +353,8 @@ class IncrementalProjector:
 
     def _advance_boundary(self, events: Sequence[SessionEvent], start: int, stop: int) -> bool:
         """The boundary only moves forward, to the newest successful compaction/end
-        among the new events; older entries (but summaries) and calls then go.
-        Returns whether it moved."""
+        among the new events; older entries (but the kept summary) and calls then
+        go. Returns whether it moved."""
         for index in range(stop - 1, start - 1, -1):
             event = events[index]
             if is_compaction_boundary(event):
@@ -374,8 +364,9 @@ class IncrementalProjector:
             return False
         if boundary == self._boundary:
             return False
-        self._boundary = boundary
+        self._boundary, self._kept = boundary, kept_summary(events, index)
+        kept = self._kept
         # a new log: snapshots handed out earlier keep the old one
-        self._rendered = RenderedLog(e for e in self._rendered.entries if e.seq >= boundary or e.kind == _SUMMARY)
+        self._rendered = RenderedLog(e for e in self._rendered.entries if e.seq >= boundary or e.seq == kept)
         self._calls = {key: call for key, call in self._calls.items() if call[1] >= boundary}
         return True

@@ -277,6 +277,40 @@ def test_since_compaction_keeps_summaries_and_drops_earlier_events() -> None:
     assert project(log.events, 10).seqs == frozenset({0, 1, 3, 5, 6})
 
 
+def _twice_compacted_log() -> Log:
+    log = _compacted_log()  # 0-6, compaction c1 at 2-4
+    log.add(EventTypes.COMPACTION_START, {"compaction_id": "c2", "turn": 2})  # 7
+    log.summary("The user asked an old and a current question.", "c2")  # 8
+    log.compaction_end("c2")  # 9
+    log.user("newest question")  # 10
+    return log
+
+
+def test_since_compaction_keeps_only_the_newest_summary() -> None:
+    # the newest summary stands for everything before it, the older ones included
+    log = _twice_compacted_log()
+    out = project(log.events, 10, capture="since-compaction")
+    assert out.seqs == frozenset({8, 10})
+    assert "old question." not in out.text and "[seq=3 " not in out.text
+    projector = IncrementalProjector()
+    assert projector.project(log.events, 6, capture="since-compaction").seqs == frozenset({3, 5, 6})
+    assert projector.project(log.events, 10, capture="since-compaction") == out
+    assert projector.rebuilds == 0
+
+
+def test_since_compaction_keeps_the_summary_of_the_boundary_compaction() -> None:
+    # a compaction that wrote its summary but failed to finish is no boundary, and its
+    # summary does not stand for the history the successful one summarised
+    log = Log()
+    log.user("old")  # 0
+    log.summary("the good summary", "c1")  # 1
+    log.summary("a summary whose compaction failed", "c2")  # 2 (written out of order: the worst case)
+    log.compaction_end("c1")  # 3
+    log.compaction_end("c2", error="commit")  # 4
+    log.user("new")  # 5
+    assert project(log.events, 5, capture="since-compaction").seqs == frozenset({1, 5})
+
+
 def test_reference_since_compaction_anchors() -> None:
     # the reference spec: a summary then the current message -> anchors [summary.seq, current.seq]
     log = Log()

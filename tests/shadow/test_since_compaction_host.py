@@ -37,6 +37,7 @@ class Model:
     """Root: answers; summaries: a fixed text; reviewer: silent. Records reviewer prompts."""
 
     prompts: list[str] = attrs.field(factory=list)
+    summaries: int = 0
 
     @property
     def provider(self) -> str:
@@ -54,7 +55,9 @@ class Model:
             yield FinishChunk(reason="tool-calls")
             return
         if request.metadata.get("purpose") == "compaction":
-            yield TextDelta(text="HOST SUMMARY: three questions about the release were answered.")
+            self.summaries += 1
+            text = "HOST SUMMARY: three questions about the release were answered."
+            yield TextDelta(text=text if self.summaries == 1 else f"HOST SUMMARY {self.summaries}: the release and more.")
         elif request.messages[-1].role == "user":
             yield ToolCallDelta(index=0, id=f"r{len(request.messages)}", name="read")
             yield ToolCallDelta(index=0, arguments='{"path": "notes.txt"}')
@@ -97,3 +100,27 @@ async def test_since_compaction_shows_the_host_summary_and_the_rest(tmp_path: Pa
         assert "old question" not in after and "new question after the compaction" in after
         shown = {int(seq) for seq in SEQ.findall(after)}
         assert {seq for seq in shown if seq < boundary} == {summary}
+
+
+async def test_after_two_compactions_only_the_newest_summary_is_shown(tmp_path: Path) -> None:
+    home = tmp_path / "home"
+    write_definition(home, extra="capture: since-compaction\ncontext: minimal\n")
+    model = Model()
+    async with shadow_host(tmp_path, "responses: []\n", home=home, plugins=[("model", ModelPlugin(model))]) as (host, _, _):
+        root = (await host.agents.create(CreateAgentOptions(agent_options=AgentOptions(provider="fake", model="m")))).agent
+        for round_ in range(2):
+            for number in range(3):
+                root.followup(create_user_message(f"round {round_} question {number}"))
+                await settle(host, root)
+            result = await host.commands.execute(root, "/compact")
+            assert result is not None and result.kind == "success", result
+        root.followup(create_user_message("the newest question"))
+        await settle(host, root)
+
+        events = root.session.events
+        summaries = [e.seq for e in events if e.type == EventTypes.COMPACTION_SUMMARY]
+        assert len(summaries) == 2
+        last = model.prompts[-1]
+        assert f"[seq={summaries[1]} compaction summary]\nHOST SUMMARY 2:" in last
+        assert "HOST SUMMARY:" not in last and f"[seq={summaries[0]} " not in last
+        assert "the newest question" in last and "round " not in last
