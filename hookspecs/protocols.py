@@ -17,7 +17,7 @@ import attrs
 
 from .values.agents import AgentOptions, AgentStatus, CancelCause, InboxTarget, PromptSection
 from .values.cancel import CancelToken
-from .values.client import Card, CardRenderer, Notice, SettingsTab, Stylesheet
+from .values.client import Card, CardRenderer, CardView, Notice, SettingsTab, Stylesheet
 from .values.commands import CommandDefinition, CommandResult
 from .values.compaction import CompactionResult, CompactionTrigger
 from .values.events import SessionEvent, SessionHeader
@@ -587,13 +587,39 @@ class SubagentService(Protocol):
 
 
 class ClientService(Protocol):
+    """Process-local cards and notices for user interfaces (``host.client``);
+    nothing here becomes a session event. Every member is synchronous and quick."""
+
     def upsert_card(self, card: Card) -> None: ...
 
     def remove_card(self, session_id: str, key: str) -> None: ...
 
     def cards(self, session_id: str) -> list[Card]: ...
 
+    def restore(self, session_id: str, events: Sequence[SessionEvent]) -> list[Card]:
+        """When a client opens a session (after a restart its live cards are
+        gone): each renderer's ``restore`` rebuilds cards from the session's
+        durable ``events``; a live card with the same key wins, a renderer that
+        raises is logged and skipped. Returns the session's cards, as ``cards``."""
+        ...
+
+    def view(self, card: Card) -> CardView:
+        """The card's view model from its kind's renderer; a kind without a
+        ``view`` (or one that raises, logged) shows its terminal text as the
+        banner. Recomputed on every call, so it may read live settings."""
+        ...
+
     def notice(self, notice: Notice) -> None: ...
+
+    def notices(self) -> list[Notice]:
+        """The latest notices (bounded, oldest first), for a client that connects late."""
+        ...
+
+    def subscribe(self, listener: Callable[[Card | Notice], None]) -> Disposer:
+        """Call ``listener`` with every card pushed (a removed one once more, with
+        ``visibility`` ``hidden``) and every notice, synchronously; a listener
+        that raises is logged and stays subscribed."""
+        ...
 
     def settings_tabs(self) -> list[SettingsTab]: ...
 

@@ -21,6 +21,7 @@ from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 
 from hookspecs.errors import DshError
+from hookspecs.protocols import Host
 from hookspecs.values import Card, field_named
 
 from .approvals import WebApprover
@@ -40,7 +41,7 @@ STATIC = resources.files("harness.web") / "static"
 class WebClient:
     """The app's state: the host's conversations, the feed and the approver."""
 
-    def __init__(self, host: Any, conversations: Conversations, feed: Feed, approver: WebApprover, token: str) -> None:
+    def __init__(self, host: Host, conversations: Conversations, feed: Feed, approver: WebApprover, token: str) -> None:
         self.host = host
         self.conversations = conversations
         self.feed = feed

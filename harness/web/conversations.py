@@ -8,14 +8,14 @@ from pathlib import Path
 from typing import Any
 
 from hookspecs.errors import DshError
-from hookspecs.protocols import CreateAgentOptions
+from hookspecs.protocols import CreateAgentOptions, Host
 from hookspecs.values import AgentOptions, CancelCause, create_user_message
 
 from .payloads import clean, event_payload
 
 
 class Conversations:
-    def __init__(self, host: Any, cwd: Path, options: AgentOptions) -> None:
+    def __init__(self, host: Host, cwd: Path, options: AgentOptions) -> None:
         self.host = host
         self._cwd = cwd
         self._options = options

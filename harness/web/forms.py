@@ -8,6 +8,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from hookspecs.errors import DshError, SettingsError
+from hookspecs.protocols import Host
 from hookspecs.values import (
     FieldErrors,
     FieldHint,
@@ -26,20 +27,20 @@ def tab_payload(tab: SettingsTab) -> dict[str, Any]:
     return {"namespace": clean(tab.namespace, 200), "title": clean(tab.title, 200), "intro": clean(tab.intro, 2000)}
 
 
-def find_tab(host: Any, namespace: str) -> SettingsTab:
+def find_tab(host: Host, namespace: str) -> SettingsTab:
     for tab in host.client.settings_tabs():
         if tab.namespace == namespace:
             return tab
     raise DshError(f"no settings tab for namespace {namespace!r}", code="NOT_FOUND")
 
 
-async def load_form(host: Any, tab: SettingsTab) -> SettingsForm:
+async def load_form(host: Host, tab: SettingsTab) -> SettingsForm:
     if tab.load is not None:
         return await tab.load()
     return schema_form(host, tab)
 
 
-def schema_form(host: Any, tab: SettingsTab) -> SettingsForm:
+def schema_form(host: Host, tab: SettingsTab) -> SettingsForm:
     """Every property of the namespace's schema, laid out by the tab's hints."""
     descriptor = next((d for d in host.settings.describe() if d.namespace == tab.namespace), None)
     if descriptor is None:
@@ -135,7 +136,7 @@ def _value(value: Any) -> Any:
     return value
 
 
-async def save_form(host: Any, tab: SettingsTab, patch: Mapping[str, Any]) -> FieldErrors:
+async def save_form(host: Host, tab: SettingsTab, patch: Mapping[str, Any]) -> FieldErrors:
     if tab.save is not None:
         return await tab.save(patch)
     ops = [SettingsOp.unset(k) if v is None else SettingsOp.set(k, v) for k, v in patch.items()]
