@@ -2,11 +2,13 @@
 the Shadow Mind settings tab (round trip, Discard, a field error), a review
 card going Reviewing → Report with refs that scroll, Retry of a failed run,
 Pause / Resume, a restart restoring the report card, an injected ``<script>``
-shown as text, and a request without the token refused. Screenshots go to a
+shown as text, an approval asked before the page's stream connected, and a
+request without the token refused. Screenshots go to a
 temporary folder."""
 
 from __future__ import annotations
 
+import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -246,3 +248,30 @@ def test_approvals_sessions_and_model_html(browser: Any, server: Server, shots: 
     page.wait_for_selector("#log .entry.assistant:has-text('Done.')")
     composer(page, "/shadow config maxReportChars")
     assert "maxReportChars: 5000" in page.wait_for_selector(".entry.command-result.success").inner_text()
+
+
+def test_an_approval_asked_before_the_stream_connected_still_shows(browser: Any, server: Server) -> None:
+    """The page posts its first prompt without waiting for its stream: hold the
+    stream until the approval is pending, as a slow connection would, and the
+    prompt must still appear."""
+    held: list[str] = []
+
+    def hold_stream(route: Any) -> None:
+        if not held:
+            session = route.request.url.split("/api/sessions/")[1].split("/")[0]
+            held.append(session)
+            with server.client() as client:
+                give_up = time.monotonic() + WAIT_MS / 1000  # a hang guard, not a timing assertion
+                while not client.get(f"/api/sessions/{session}/events").json()["approvals"]:
+                    assert time.monotonic() < give_up, "the approval was never asked"
+                    time.sleep(0.05)
+        route.continue_()
+
+    page = open_page(browser, server)
+    page.route("**/api/sessions/*/stream*", hold_stream)
+    composer(page, "tighten the reports")
+    approval = page.wait_for_selector(".approval")
+    assert held and "update_shadow_config" in approval.inner_text()
+    page.click(".approval button.allow")
+    page.wait_for_selector("#log .entry.assistant:has-text('Done.')")
+    page.wait_for_selector(".approval", state="detached")
