@@ -186,7 +186,13 @@ def test_a_stream_opened_after_the_approval_was_asked_still_shows_it(server: Ser
             assert asked == pending[0]
             assert client.post(f"/api/approvals/{asked['id']}", json={"allow": True}).json()["ok"]
             seen = until(items, lambda i: i["kind"] == "event" and i["event"]["type"] == "turn/end")
+            card = until(items, lambda i: i["kind"] == "card")[-1]["card"]  # the review of that turn
         assert {"kind": "approval-done", "id": asked["id"]} in seen
+        # cards are pushed live only too: a stream opened later starts with the session's cards
+        last = seen[-1]["event"]["seq"]
+        with client.stream("GET", f"/api/sessions/{session}/stream?after={last}") as stream:
+            opening = until(sse_items(stream), lambda i: i["kind"] == "ready")
+        assert card["key"] in [i["card"]["key"] for i in opening if i["kind"] == "card"]
 
 
 def test_aborting_the_turn_withdraws_its_approval(server: Server) -> None:
