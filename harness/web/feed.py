@@ -2,9 +2,10 @@
 prompts fanned out to the page's SSE streams, one bounded channel each.
 
 Durable events come from the log (a stream starts by replaying the events
-after the seq the page already has); cards and notices are process-local and
-only pushed live. A subscriber too slow to keep up is dropped: the page
-reconnects and resynchronises from the log.
+after the seq the page already has); cards, notices and approval prompts are
+process-local and pushed live (a stream also opens with the current cards and
+pending approvals, see ``WebClient.stream``). A subscriber too slow to keep up
+is dropped: the page reconnects and resynchronises from the log.
 """
 
 from __future__ import annotations
