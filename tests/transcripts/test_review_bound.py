@@ -1,5 +1,6 @@
-"""The review's time bound, in process on virtual time: a reviewer that never
-answers is cancelled when the bound runs out, and its run still settles once."""
+"""In process on virtual time: a reviewer that never answers is cancelled
+when the bound runs out and its run still settles once; the hook's governed
+path leaves no session when the plugin admits no review."""
 
 from __future__ import annotations
 
@@ -7,7 +8,9 @@ from pathlib import Path
 from typing import Any
 
 from harness.profiles import ProfileRow
-from harness.transcripts import import_transcript
+from harness.transcripts.governed import NOT_ROLLED, review_governed
+from harness.transcripts.reader import read_source
+from harness.transcripts.record import ImportRecord
 from harness.transcripts.review import review_imported
 
 from ..shadow.helpers import shadow_rows, write_definition
@@ -35,21 +38,33 @@ def _rows(tmp_path: Path) -> tuple[ProfileRow, ...]:
 async def test_a_hanging_reviewer_is_cut_at_the_bound_and_settles_aborted(tmp_path: Path, autojump_clock: Any) -> None:
     home = tmp_path / "home"
     write_definition(home)
-    transcript = import_transcript(claude_transcript(tmp_path))
-    outcome = await review_imported(transcript, home=home, rows=_rows(tmp_path), bound_seconds=30)
+    kept: list[ImportRecord] = []
+    source = read_source(claude_transcript(tmp_path))
+    outcome = await review_imported(
+        source, home=home, rows=_rows(tmp_path), record=None, keep=kept.append, bound_seconds=30
+    )
     assert outcome.phase == "timeout"
     assert outcome.run["phase"] == "aborted" and outcome.report is None
+    assert [r.session_id for r in kept] == [outcome.session_id] and kept[0].lines == 10
 
 
-async def test_a_missed_roll_never_starts_a_run(tmp_path: Path, autojump_clock: Any) -> None:
+async def test_the_hook_path_times_out_the_same_way_and_keeps_the_session(tmp_path: Path, autojump_clock: Any) -> None:
     home = tmp_path / "home"
-    write_definition(home, probability=0.4)
-    seen: list[float] = []
+    write_definition(home)
+    kept: list[ImportRecord | None] = []
+    source = read_source(claude_transcript(tmp_path))
+    outcome = await review_governed(source, home=home, rows=_rows(tmp_path), record=None, keep=kept.append)
+    assert outcome.phase == "timeout" and outcome.run["phase"] == "aborted"
+    assert outcome.session_id is not None and (home / "sessions" / outcome.session_id).is_dir()
+    assert [r.session_id if r else None for r in kept] == [outcome.session_id]
 
-    def roll(probability: float) -> bool:
-        seen.append(probability)
-        return False
 
-    transcript = import_transcript(claude_transcript(tmp_path))
-    outcome = await review_imported(transcript, home=home, rows=_rows(tmp_path), roll=roll)
-    assert seen == [0.4] and outcome.phase == "not_rolled" and outcome.run == {}
+async def test_a_missed_roll_starts_no_run_and_leaves_no_session(tmp_path: Path, autojump_clock: Any) -> None:
+    home = tmp_path / "home"
+    write_definition(home, probability=0.0)
+    kept: list[ImportRecord | None] = []
+    source = read_source(claude_transcript(tmp_path))
+    outcome = await review_governed(source, home=home, rows=_rows(tmp_path), record=None, keep=kept.append)
+    assert outcome.phase == "skipped" and outcome.reason_code == NOT_ROLLED and outcome.run == {}
+    assert outcome.session_id is None and kept == [None]
+    assert not any((home / "sessions").iterdir())

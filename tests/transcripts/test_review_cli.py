@@ -47,12 +47,13 @@ async def test_a_report_names_its_transcript_lines(tmp_path: Path, server: Scrip
     trace = await harness("shadow", "trace", out["session_id"], "--json", home=home)
     assert trace.returncode == 0, trace.stderr.decode()
     assert out["run_id"] in trace.stdout.decode()
-    # the text form renders each ref as its transcript line; every review is a fresh session
+    # the text form renders each ref as its transcript line; the same transcript
+    # is reviewed in its one imported session again (nothing new to append)
     server.add(structured(report))
     again = await harness("shadow", "review", str(transcript), "--profile", str(profile), home=home)
     assert again.returncode == 1, again.stderr.decode()
     lines = again.stdout.decode().splitlines()
-    assert lines[0].endswith(": report (challenge)") and out["session_id"] not in lines[0]
+    assert lines[0].endswith(f"(10 lines, none new; session {out['session_id']}): report (challenge)")
     assert f"  ref seq {failed}: transcript line 8 (tool/result)" in lines
 
 
