@@ -5,7 +5,11 @@ with what was imported is refused as a continuation (a new session starts)."""
 from __future__ import annotations
 
 import json
+import tempfile
 from pathlib import Path
+
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from harness.sessions.store import SessionStore
 from harness.transcripts.reader import import_source, read_source
@@ -127,3 +131,35 @@ def test_a_damaged_record_reads_as_none() -> None:
         {"session_id": "s"},
     ):
         assert ImportRecord.from_json(json.loads(json.dumps(bad))) is None
+
+
+@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(
+    name=st.sampled_from(["claude-code-small.jsonl", "codex-small.jsonl"]),
+    cuts=st.lists(st.integers(1, 18), min_size=1, max_size=3, unique=True),
+)
+def test_imports_at_any_cut_points_pair_every_call_once(tmp_path: Path, name: str, cuts: list[int]) -> None:
+    """However the transcript grew between imports (even mid-turn), the one
+    session holds every call with exactly one result, turns balanced, and every
+    line's events exactly once."""
+    lines = (FIXTURES / name).read_text().splitlines()
+    with tempfile.TemporaryDirectory(dir=tmp_path) as scratch:
+        home, path = Path(scratch) / "home", Path(scratch) / "t.jsonl"
+        record = None
+        for cut in [*sorted(c for c in cuts if c < len(lines)), len(lines)]:
+            path.write_text("\n".join(lines[:cut]) + "\n")
+            record = write_offline(read_source(path), home, record=record, format=None).record
+            assert record.lines == cut
+        assert record is not None
+        events = _events(home, record.session_id)
+    calls = [d["call_id"] for t, d in events if t == EventTypes.TOOL_CALL]
+    results = [d["call_id"] for t, d in events if t == EventTypes.TOOL_RESULT]
+    assert sorted(calls) == sorted(results) and len(set(results)) == len(results)
+    types = [t for t, _ in events]
+    assert types.count(EventTypes.TURN_START) == types.count(EventTypes.TURN_END)
+    turns = [d["turn"] for t, d in events if t == EventTypes.TURN_START]
+    assert turns == list(range(1, len(turns) + 1))
+    lines_seen = [
+        d["transcript_line"] for t, d in events if t in (EventTypes.USER_MESSAGE, EventTypes.ASSISTANT_MESSAGE)
+    ]
+    assert lines_seen == sorted(set(lines_seen))  # no message imported twice, in transcript order

@@ -9,7 +9,7 @@ import pytest
 import trio
 
 from ..harness.openai.server import ScriptedServer
-from .reviewer import claude_transcript, harness, make_home, seq_of, structured, text
+from .reviewer import claude_transcript, grow, harness, make_home, seq_of, structured, text
 
 
 @pytest.fixture
@@ -82,6 +82,17 @@ async def test_a_quiet_outcome_exits_zero(tmp_path: Path, server: ScriptedServer
     header = json.loads(log.read_text().splitlines()[0])
     assert header["cwd"] == str(workspace)
     assert f"Working directory: {workspace}" in json.dumps(server.requests[0].json())
+    # the agent worked on: a second review appends only the new lines to the same session
+    grow(transcript)
+    server.add(structured({"status": "silent", "content": ""}))
+    again = await harness("shadow", "review", str(transcript), "--profile", str(profile), "--json", home=home)
+    assert again.returncode == 0, again.stderr.decode()
+    second = json.loads(again.stdout)
+    assert second["session_id"] == out["session_id"] and second["restarted"] is None
+    assert (second["transcript"]["first_line"], second["transcript"]["lines"]) == (11, 15)
+    assert "Fixed the sign" in json.dumps(server.requests[1].json())
+    records = list((home / "imports" / "reviews").iterdir())
+    assert len(records) == 1 and oct(records[0].stat().st_mode & 0o777) == "0o600"
 
 
 async def test_a_bad_transcript_is_a_usage_error_naming_the_line(tmp_path: Path, server: ScriptedServer) -> None:
