@@ -156,6 +156,12 @@ async def test_a_budget_of_one_review_accumulates_across_stops(tmp_path: Path, s
     assert (recorded["last_outcome"], recorded["last_reason_code"]) == ("skipped", "BUDGET_EXHAUSTED")
     # the lines are in the imported session all the same: the next stop continues after them
     assert recorded["import"]["lines"] == 15 and recorded["last_review_session"] == recorded["import"]["session_id"]
+    # a new user prompt opens a new budget window, as the plugin's rules say
+    grow(transcript, [_user("Now add a test."), *_tool_turn("toolu_20", "pytest -q", "2 passed")])
+    server.add(structured({"status": "silent", "content": ""}))
+    third = await _hook(profile, home, transcript)
+    assert json.loads(third.stdout) == {} and len(server.requests) == requests + 1
+    assert json.loads(state_path(home, "claude-code", "cc-1").read_text())["last_outcome"] == "silent"
 
 
 async def test_a_rewritten_transcript_starts_a_new_imported_session(tmp_path: Path, server: ScriptedServer) -> None:
@@ -177,6 +183,20 @@ async def test_a_rewritten_transcript_starts_a_new_imported_session(tmp_path: Pa
 
 def _store(home: Path) -> SessionStore:
     return SessionStore(sessions_dir=home / "sessions", on_event=lambda _l, _e: None, now_ms=lambda: 0.0)
+
+
+def _user(text: str) -> dict[str, Any]:
+    return {"type": "user", "sessionId": "cc-1", "cwd": "/home/u/proj", "message": {"role": "user", "content": text}}
+
+
+def _tool_turn(call_id: str, command: str, output: str) -> list[dict[str, Any]]:
+    use = {"type": "tool_use", "id": call_id, "name": "Bash", "input": {"command": command}}
+    result = {"type": "tool_result", "tool_use_id": call_id, "content": output}
+    return [
+        {"type": "assistant", "sessionId": "cc-1", "message": {"role": "assistant", "model": "m", "content": [use]}},
+        {"type": "user", "sessionId": "cc-1", "message": {"role": "user", "content": [result]}},
+        {"type": "assistant", "sessionId": "cc-1", "message": {"role": "assistant", "model": "m", "content": "Done."}},
+    ]
 
 
 def _sessions(home: Path) -> set[str]:
