@@ -34,7 +34,7 @@ from .model import Format
 from .reader import TranscriptSource
 from .record import ImportRecord
 from .review import ReviewOutcome, check_rows, command, dispose, mirror_host, relayed, settled_runs
-from .session import append_imported, remove_session, write_offline
+from .session import Imported, append_imported, remove_session, write_offline
 
 #: ``/shadow show``'s front matter, and ``/shadow status``'s budget and cooldown lines
 _ENABLED = re.compile(r"^enabled:\s*(true|false)\s*$", re.MULTILINE)
@@ -70,6 +70,8 @@ async def review_governed(
     created, session_id, base = imported.created, imported.session_id, imported.base_seq
     if not created:
         keep(imported.record)  # what the session holds so far, should the rest fail
+    if not imported.held:
+        return _no_turn(imported, home, keep)  # no turn end to roll for: no host needed
     reason: str | None = None
     async with mirror_host(rows, home, session_id, imported.workspace) as host:
         handle = await host.agents.resume(session_id)
@@ -107,6 +109,20 @@ async def review_governed(
         report=report if phase == "report" else None,
         refs=refs if phase == "report" else (),
         reason_code=reason if phase == "skipped" else None,
+        restarted=imported.restarted,
+    )
+
+
+def _no_turn(imported: Imported, home: Path, keep: Callable[[ImportRecord | None], None]) -> ReviewOutcome:
+    if imported.created:
+        remove_session(home, imported.session_id)
+        keep(None)
+    return ReviewOutcome(
+        session_id=None if imported.created else imported.session_id,
+        phase="skipped",
+        run={},
+        transcript=imported.transcript,
+        reason_code=NO_TOOL_TURN,
         restarted=imported.restarted,
     )
 

@@ -8,13 +8,14 @@ from pathlib import Path
 from typing import Any
 
 from harness.profiles import ProfileRow
-from harness.transcripts.governed import NOT_ROLLED, review_governed
+from harness.transcripts.governed import NO_TOOL_TURN, NOT_ROLLED, review_governed
 from harness.transcripts.reader import read_source
 from harness.transcripts.record import ImportRecord
 from harness.transcripts.review import review_imported
+from harness.transcripts.session import write_offline
 
 from ..shadow.helpers import shadow_rows, write_definition
-from .reviewer import claude_transcript
+from .reviewer import claude_transcript, grow
 
 HANGING = """
 models: [{id: m, context_window: 64000}]
@@ -68,3 +69,16 @@ async def test_a_missed_roll_starts_no_run_and_leaves_no_session(tmp_path: Path,
     assert outcome.phase == "skipped" and outcome.reason_code == NOT_ROLLED and outcome.run == {}
     assert outcome.session_id is None and kept == [None]
     assert not any((home / "sessions").iterdir())
+
+
+async def test_new_lines_without_a_turn_are_appended_without_a_host(tmp_path: Path, autojump_clock: Any) -> None:
+    home = tmp_path / "home"
+    write_definition(home, probability=0.0)
+    path = claude_transcript(tmp_path)
+    first = write_offline(read_source(path), home, record=None, format=None)
+    grow(path, [{"type": "progress", "sessionId": "cc-1", "data": {"type": "hook_progress"}}])
+    kept: list[ImportRecord | None] = []
+    rows = (ProfileRow(id="x", name="no-such-plugin", layer="test"), *shadow_rows())  # never loaded
+    outcome = await review_governed(read_source(path), home=home, rows=rows, record=first.record, keep=kept.append)
+    assert (outcome.phase, outcome.reason_code, outcome.session_id) == ("skipped", NO_TOOL_TURN, first.session_id)
+    assert [r.lines if r else None for r in kept] == [11]
