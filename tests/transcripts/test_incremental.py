@@ -8,6 +8,7 @@ import json
 import tempfile
 from pathlib import Path
 
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -18,6 +19,7 @@ from harness.transcripts.session import continuation, write_offline
 from hookspecs.values import EventTypes
 
 from .reviewer import FIXTURES, claude_transcript, grow
+from .test_import import SHARED
 
 
 def _events(home: Path, session_id: str) -> list[tuple[str, dict[str, object]]]:
@@ -163,3 +165,29 @@ def test_imports_at_any_cut_points_pair_every_call_once(tmp_path: Path, name: st
         d["transcript_line"] for t, d in events if t in (EventTypes.USER_MESSAGE, EventTypes.ASSISTANT_MESSAGE)
     ]
     assert lines_seen == sorted(set(lines_seen))  # no message imported twice, in transcript order
+
+
+@pytest.mark.skipif(not SHARED.is_dir(), reason="no ../shared/transcripts next to the repository")
+def test_every_shared_transcript_imported_in_two_parts_pairs_every_call(tmp_path: Path) -> None:
+    """Cut at each of its user messages' lines (a Stop falls just before one), every real transcript
+    imported in two parts holds every call with exactly one result, and the same messages as one import."""
+    for number, source_path in enumerate(sorted(SHARED.glob("*/*.jsonl"))):
+        lines = source_path.read_bytes().split(b"\n")
+        whole = import_source(read_source(source_path))
+        users = [e.line for e in whole.events if e.type == EventTypes.USER_MESSAGE and e.line > 1]
+        cut = users[len(users) // 2] - 1 if users else len(lines) // 2
+        home, path = tmp_path / f"home{number}", tmp_path / f"t{number}.jsonl"
+        path.write_bytes(b"\n".join(lines[:cut]) + b"\n")
+        first = write_offline(read_source(path), home, record=None, format=whole.format)
+        path.write_bytes(source_path.read_bytes())
+        second = write_offline(read_source(path), home, record=first.record, format=whole.format)
+        assert second.session_id == first.session_id and second.restarted is None, source_path.name
+        events = _events(home, first.session_id)
+        calls = [d["call_id"] for t, d in events if t == EventTypes.TOOL_CALL]
+        results = [d["call_id"] for t, d in events if t == EventTypes.TOOL_RESULT]
+        assert sorted(calls) == sorted(results) and len(set(results)) == len(results), source_path.name
+        messages = [
+            d["transcript_line"] for t, d in events if t in (EventTypes.USER_MESSAGE, EventTypes.ASSISTANT_MESSAGE)
+        ]
+        expected = [e.line for e in whole.events if e.type in (EventTypes.USER_MESSAGE, EventTypes.ASSISTANT_MESSAGE)]
+        assert messages == expected, source_path.name
