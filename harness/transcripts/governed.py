@@ -28,6 +28,7 @@ import trio
 
 from harness.agents.agent import LoopAgent
 from harness.cli.run import drain
+from harness.host import HarnessHost
 from harness.profiles import ProfileRow
 
 from .model import Format
@@ -73,28 +74,32 @@ async def review_governed(
     if not imported.held:
         return _no_turn(imported, home, keep)  # no turn end to roll for: no host needed
     reason: str | None = None
-    async with mirror_host(rows, home, session_id, imported.workspace) as host:
-        handle = await host.agents.resume(session_id)
-        agent = handle.agent
-        try:
-            with trio.move_on_after(bound_seconds) as bound:
-                append_imported(agent.session, imported.held)
-                if isinstance(agent, LoopAgent):
-                    agent.reload_from_log()  # its history and turn count now include the appended turn
-                if not created:
-                    keep(ImportRecord.of(session_id, source))
-                await drain(host, agent)
-                cards = [card for card in host.client.cards(session_id) if card.anchor_seq >= base]
-                if not settled_runs(cards):
-                    reason = await skip_reason(host, agent, cards)
-            report, refs = relayed(agent.session.events, base)
-        finally:
-            await dispose(host, handle)
-        runs = settled_runs([card for card in host.client.cards(session_id) if card.anchor_seq >= base])
-    if created and not runs:
-        remove_session(home, session_id)
-        keep(None)
-    elif created:
+    opened: list[HarnessHost] = []
+    try:
+        async with mirror_host(rows, home, session_id, imported.workspace) as host:
+            opened.append(host)
+            handle = await host.agents.resume(session_id)
+            agent = handle.agent
+            try:
+                with trio.move_on_after(bound_seconds) as bound:
+                    append_imported(agent.session, imported.held)
+                    if isinstance(agent, LoopAgent):
+                        agent.reload_from_log()  # its history and turn count now include the appended turn
+                    if not created:
+                        keep(ImportRecord.of(session_id, source))
+                    await drain(host, agent)
+                    if not _runs(host, session_id, base):
+                        reason = await skip_reason(host, agent, _cards(host, session_id, base))
+                report, refs = relayed(agent.session.events, base)
+            finally:
+                await dispose(host, handle)
+    finally:
+        # also when the host failed: a session this call created and no run used is not kept
+        runs = _runs(opened[0], session_id, base) if opened else []
+        if created and not runs:
+            remove_session(home, session_id)
+            keep(None)
+    if created and runs:
         keep(ImportRecord.of(session_id, source))
     run = runs[-1] if runs else {}
     if bound.cancelled_caught:
@@ -111,6 +116,15 @@ async def review_governed(
         reason_code=reason if phase == "skipped" else None,
         restarted=imported.restarted,
     )
+
+
+def _cards(host: HarnessHost, session_id: str, base: int) -> list[Any]:
+    """This call's review cards (cards are process-local; ``base`` keeps it exact)."""
+    return [card for card in host.client.cards(session_id) if card.anchor_seq >= base]
+
+
+def _runs(host: HarnessHost, session_id: str, base: int) -> list[dict[str, Any]]:
+    return settled_runs(_cards(host, session_id, base))
 
 
 def _no_turn(imported: Imported, home: Path, keep: Callable[[ImportRecord | None], None]) -> ReviewOutcome:

@@ -7,12 +7,15 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from harness.profiles import ProfileRow
 from harness.transcripts.governed import NO_TOOL_TURN, NOT_ROLLED, review_governed
 from harness.transcripts.reader import read_source
 from harness.transcripts.record import ImportRecord
 from harness.transcripts.review import review_imported
 from harness.transcripts.session import write_offline
+from hookspecs.errors import DshError
 
 from ..shadow.helpers import shadow_rows, write_definition
 from .reviewer import claude_transcript, grow
@@ -82,3 +85,15 @@ async def test_new_lines_without_a_turn_are_appended_without_a_host(tmp_path: Pa
     outcome = await review_governed(read_source(path), home=home, rows=rows, record=first.record, keep=kept.append)
     assert (outcome.phase, outcome.reason_code, outcome.session_id) == ("skipped", NO_TOOL_TURN, first.session_id)
     assert [r.lines if r else None for r in kept] == [11]
+
+
+async def test_a_host_that_fails_to_start_leaves_no_new_session(tmp_path: Path, autojump_clock: Any) -> None:
+    home = tmp_path / "home"
+    write_definition(home)
+    kept: list[ImportRecord | None] = []
+    rows = (ProfileRow(id="x", name="no-such-plugin", layer="test"), *shadow_rows())
+    with pytest.raises(DshError):
+        await review_governed(
+            read_source(claude_transcript(tmp_path)), home=home, rows=rows, record=None, keep=kept.append
+        )
+    assert kept == [None] and not any((home / "sessions").iterdir())
