@@ -32,8 +32,11 @@ _HISTORY = (EventTypes.USER_MESSAGE, EventTypes.ASSISTANT_MESSAGE, EventTypes.TO
 class EventBuilder:
     """Accumulates events; :meth:`finish` closes what is still open."""
 
-    def __init__(self, *, cwd: str | None, source: dict[str, Any]) -> None:
+    def __init__(self, *, cwd: str | None, source: dict[str, Any], after_line: int = 0) -> None:
         self.cwd = cwd
+        #: lines up to here were imported before: they are replayed (so call ids,
+        #: the model and the turn structure are known) but emit nothing
+        self.after_line = after_line
         self.source = source  # the assistant messages' source (kind "model", provider, model)
         self.events: list[ImportedEvent] = []
         self.skipped: Counter[str] = Counter()
@@ -115,6 +118,17 @@ class EventBuilder:
         self._emit(EventTypes.COMPACTION_SUMMARY, summary_data, line)
         self._emit(EventTypes.COMPACTION_END, {"compaction_id": cid}, line)
 
+    def continue_after(self, turns_before: int) -> None:
+        """The first line after ``after_line`` is next: the earlier import closed
+        its last turn there, so close it here too (silently), number the next
+        turn after the ``turns_before`` turns the session already holds, and
+        count skips from here on."""
+        self._close_turn(self.after_line)
+        self._turn = turns_before
+        self.skipped.clear()
+        self.unknown.clear()
+        self.synthesised = 0
+
     def finish(self, line: int) -> list[ImportedEvent]:
         self._close_turn(line)
         return self.events
@@ -125,6 +139,8 @@ class EventBuilder:
         return {"turn": self._turn, "step": self._step or 0}
 
     def _emit(self, etype: str, data: dict[str, Any], line: int) -> None:
+        if line <= self.after_line:
+            return  # replayed: the earlier import wrote it
         self.events.append(ImportedEvent(type=etype, data={**data, SOURCE_LINE_KEY: line}))
 
     def _open_step(self, line: int) -> None:

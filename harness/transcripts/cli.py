@@ -1,5 +1,11 @@
 """``harness shadow review PATH``: one Shadow review of a Claude Code or Codex transcript.
 
+An explicit request, so the review is forced as ``/shadow new`` is; the
+transcript keeps one imported session across calls (its record is in
+``$DSH_HOME/imports/reviews/<sha256 of the path>.json``), so a second call
+appends only the new lines and journals, traces and budgets stay per
+imported session.
+
 Exit codes: 0 the reviewer had nothing to add (``silent`` / ``not_relevant``),
 1 a report (printed), 2 bad arguments, profile or transcript, 3 the review
 failed, was aborted or ran out of time.
@@ -8,6 +14,7 @@ failed, was aborted or ran out of time.
 from __future__ import annotations
 
 import argparse
+import hashlib
 import json
 import sys
 from collections.abc import Sequence
@@ -19,10 +26,12 @@ import trio
 from harness.cli.common import add_profile_arguments, dsh_home, load_profile, single_dsh_error
 from harness.cli.render import visible
 from hookspecs.errors import DshError
+from hookspecs.fsutil import ensure_private_dir, write_atomic
 from hookspecs.scrub import scrub_text
 
 from .model import ImportedTranscript
-from .reader import import_transcript
+from .reader import read_source
+from .record import ImportRecord, transcript_key
 from .review import ReviewOutcome, review_imported
 
 EXIT_QUIET = 0
@@ -30,6 +39,7 @@ EXIT_REPORT = 1
 EXIT_USAGE = 2
 EXIT_FAILED = 3
 DEFAULT_TIMEOUT = 600.0
+RECORDS_DIR = "imports/reviews"
 
 
 def add_review_arguments(parser: argparse.ArgumentParser) -> None:
@@ -51,16 +61,42 @@ def review_parser() -> argparse.ArgumentParser:
     return parser
 
 
-def run_review(path: Path, args: argparse.Namespace) -> tuple[ImportedTranscript, ReviewOutcome]:
+def record_path(home: Path, path: Path) -> Path:
+    """Where the imported session of the transcript at ``path`` is recorded."""
+    digest = hashlib.sha256(transcript_key(path).encode("utf-8", errors="surrogateescape")).hexdigest()
+    return home / RECORDS_DIR / f"{digest[:32]}.json"
+
+
+def load_record(path: Path) -> ImportRecord | None:
+    try:
+        return ImportRecord.from_json(json.loads(path.read_text(encoding="utf-8")))
+    except (OSError, ValueError):
+        return None  # none yet, or damaged: the transcript is imported into a new session
+
+
+def save_record(path: Path, record: ImportRecord) -> None:
+    ensure_private_dir(path.parent)
+    write_atomic(path, json.dumps(record.to_json(), sort_keys=True) + "\n")
+
+
+def run_review(path: Path, args: argparse.Namespace) -> ReviewOutcome:
     """Import, then review; profile, transcript and start errors are :class:`DshError`."""
     home = dsh_home()
     composed = load_profile(args, home)
-    transcript = import_transcript(path, format=args.format)
+    source = read_source(path)
     rows = composed.rows if composed else ()
+    where = record_path(home, path)
     try:
-        outcome = trio.run(
+        return trio.run(
             lambda: review_imported(
-                transcript, home=home, rows=rows, definition=args.definition, bound_seconds=args.timeout
+                source,
+                home=home,
+                rows=rows,
+                record=load_record(where),
+                keep=lambda record: save_record(where, record),
+                format=args.format,
+                definition=args.definition,
+                bound_seconds=args.timeout,
             )
         )
     except BaseExceptionGroup as group:
@@ -68,11 +104,10 @@ def run_review(path: Path, args: argparse.Namespace) -> tuple[ImportedTranscript
         if single is None:
             raise
         raise single from None
-    return transcript, outcome
 
 
-def outcome_json(transcript: ImportedTranscript, outcome: ReviewOutcome) -> dict[str, Any]:
-    run = outcome.run
+def outcome_json(outcome: ReviewOutcome) -> dict[str, Any]:
+    run, transcript = outcome.run, outcome.transcript
     return {
         "outcome": outcome.phase,
         "session_id": outcome.session_id,
@@ -85,21 +120,23 @@ def outcome_json(transcript: ImportedTranscript, outcome: ReviewOutcome) -> dict
         "transcript": {
             "format": transcript.format,
             "lines": transcript.lines,
+            "first_line": transcript.first_line,
             "events": len(transcript.events),
             "skipped": transcript.skipped,
             "unknown": transcript.unknown,
             "synthesised_results": transcript.synthesised,
         },
+        "restarted": outcome.restarted,
     }
 
 
-def outcome_text(transcript: ImportedTranscript, outcome: ReviewOutcome) -> str:
-    run = outcome.run
-    head = (
-        f"Shadow review of a {transcript.format} transcript ({transcript.lines} lines; session {outcome.session_id}): "
-    )
+def outcome_text(outcome: ReviewOutcome) -> str:
+    run, transcript = outcome.run, outcome.transcript
+    head = f"Shadow review of a {transcript.format} transcript ({_lines(transcript)}; session {outcome.session_id}): "
     detail = run.get("verdict") or run.get("reason_code")
     lines = [head + outcome.phase + (f" ({detail})" if detail else "")]
+    if outcome.restarted:
+        lines.append(f"new imported session: {visible(outcome.restarted)}")
     if outcome.report:
         lines.append(visible(outcome.report))
     for ref in outcome.refs:
@@ -108,6 +145,14 @@ def outcome_text(transcript: ImportedTranscript, outcome: ReviewOutcome) -> str:
     if run.get("cause"):
         lines.append(f"cause: {visible(str(run['cause']))}")
     return "\n".join(lines) + "\n"
+
+
+def _lines(transcript: ImportedTranscript) -> str:
+    if transcript.first_line == 1:
+        return f"{transcript.lines} lines"
+    if transcript.first_line > transcript.lines:
+        return f"{transcript.lines} lines, none new"
+    return f"{transcript.lines} lines, {transcript.first_line}-{transcript.lines} new"
 
 
 def exit_code(outcome: ReviewOutcome) -> int:
@@ -123,12 +168,12 @@ def review_main(argv: Sequence[str]) -> int:
     except SystemExit as exc:
         return exc.code if isinstance(exc.code, int) else EXIT_USAGE
     try:
-        transcript, outcome = run_review(Path(args.path), args)
+        outcome = run_review(Path(args.path), args)
     except DshError as exc:
         print(f"harness shadow review: {scrub_text(str(exc), limit=2000)}", file=sys.stderr)
         return EXIT_USAGE
     if args.json:
-        sys.stdout.write(json.dumps(outcome_json(transcript, outcome), ensure_ascii=False, indent=2) + "\n")
+        sys.stdout.write(json.dumps(outcome_json(outcome), ensure_ascii=False, indent=2) + "\n")
     else:
-        sys.stdout.write(outcome_text(transcript, outcome))
+        sys.stdout.write(outcome_text(outcome))
     return exit_code(outcome)

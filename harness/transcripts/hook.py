@@ -3,15 +3,18 @@
 Claude Code (``Stop`` / ``SubagentStop``) and Codex (``Stop``, behind the
 ``codex_hooks`` feature) run a command hook with a JSON object on stdin
 (``session_id``, ``transcript_path``, ``cwd``, ``stop_hook_active``). The
-bridge rolls the definition's activation probability, reviews the transcript
-once and answers on stdout in the hooks' shared output format: a report is
+bridge appends the transcript's new lines to its imported session, where the
+plugin admits a review or not by its own rules (:mod:`.governed`), and
+answers on stdout in the hooks' shared output format: a report is
 ``{"decision": "block", "reason": <finding>}`` (the agent continues with the
 finding as its next input); anything else is ``{}`` (the agent stops).
 
+A per-session state file (``$DSH_HOME/imports/hooks/<agent>-<session>.json``,
+0600, written atomically) maps the agent's session to its imported session
+(:class:`.record.ImportRecord`) and remembers the transcript it last saw.
 Loops are cut twice: ``stop_hook_active`` (the agent is already continuing
-because of a stop hook) never reviews, and a per-session state file
-(``$DSH_HOME/imports/hooks/<agent>-<session>.json``, 0600, written
-atomically) skips a transcript that has not grown since its last review.
+because of a stop hook) never reviews, and a transcript that has not changed
+since the last call is not looked at again.
 ``--timeout`` bounds the review so the answer comes inside the hook's own
 timeout. The exit status is 0 whenever an answer was printed; bad hook
 input exits 1 (a non-blocking hook error for both agents).
@@ -21,7 +24,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import random
 import re
 import sys
 from collections.abc import Sequence
@@ -35,9 +37,10 @@ from hookspecs.errors import DshError
 from hookspecs.fsutil import ensure_private_dir, write_atomic
 from hookspecs.scrub import scrub_text
 
-from .model import ImportedTranscript
-from .reader import import_transcript
-from .review import ReviewOutcome, review_imported
+from .governed import review_governed
+from .reader import read_source
+from .record import ImportRecord
+from .review import ReviewOutcome
 
 AGENTS = {"claude-code": "claude-code", "codex": "codex"}
 STATE_DIR = "imports/hooks"
@@ -60,7 +63,6 @@ def hook_parser() -> argparse.ArgumentParser:
     )
     parser.add_argument("agent", choices=sorted(AGENTS), help="the agent whose Stop hook runs this")
     add_profile_arguments(parser)
-    parser.add_argument("--definition", metavar="NAME", help="the Shadow definition id (default: the default Shadow)")
     parser.add_argument("--timeout", type=float, default=DEFAULT_TIMEOUT, metavar="S", help="bound on the review")
     return parser
 
@@ -115,7 +117,7 @@ def save_state(path: Path, state: dict[str, Any]) -> None:
     write_atomic(path, json.dumps(state, sort_keys=True) + "\n")
 
 
-def feedback(transcript: ImportedTranscript, outcome: ReviewOutcome) -> str:
+def feedback(outcome: ReviewOutcome) -> str:
     """The finding as the agent reads it: the report, then its refs as transcript lines."""
     lines = [outcome.report or ""]
     cited = [f"transcript line {r['transcript_line']}" for r in outcome.refs if r.get("transcript_line")]
@@ -125,28 +127,36 @@ def feedback(transcript: ImportedTranscript, outcome: ReviewOutcome) -> str:
 
 
 def decide(args: argparse.Namespace, hook: dict[str, Any], home: Path) -> tuple[dict[str, Any], dict[str, Any]]:
-    """``(answer for stdout, note for the state file)``."""
+    """``(answer for stdout, changes to the state file)``."""
     if hook.get("stop_hook_active") is True:
         return {}, {"last_skip": "stop_hook_active"}
     path = transcript_of(hook)
     if not path:
         return {}, {"last_skip": "no_transcript"}
-    transcript = import_transcript(Path(path), format=AGENTS[args.agent])  # type: ignore[arg-type]
-    state = load_state(state_path(home, args.agent, state_key(hook)))
-    if state.get("reviewed_lines") == transcript.lines:
+    source = read_source(Path(path))
+    where = state_path(home, args.agent, state_key(hook))
+    state = load_state(where)
+    seen = {"seen_size": len(source.raw), "seen_sha256": source.digest()}
+    if all(state.get(key) == value for key, value in seen.items()):
         return {}, {"last_skip": "unchanged"}
     composed = load_profile(args, home)
     rows = composed.rows if composed else ()
-    rng = random.Random()
+
+    def keep(record: ImportRecord | None) -> None:
+        # saved at once: the session already holds what the record says, even
+        # if the review after it fails
+        save_state(where, {**load_state(where), "import": record.to_json() if record is not None else None})
+
     try:
         outcome = trio.run(
-            lambda: review_imported(
-                transcript,
+            lambda: review_governed(
+                source,
                 home=home,
                 rows=rows,
-                definition=args.definition,
+                record=ImportRecord.from_json(state.get("import")),
+                keep=keep,
+                format=AGENTS[args.agent],  # type: ignore[arg-type]
                 bound_seconds=args.timeout,
-                roll=lambda p: rng.random() < p,
             )
         )
     except BaseExceptionGroup as group:
@@ -154,11 +164,17 @@ def decide(args: argparse.Namespace, hook: dict[str, Any], home: Path) -> tuple[
         if single is None:
             raise
         raise single from None
-    note: dict[str, Any] = {"last_outcome": outcome.phase, "last_review_session": outcome.session_id}
-    if outcome.phase != "not_rolled":
-        note["reviewed_lines"] = transcript.lines
+    note: dict[str, Any] = {
+        **seen,
+        "last_skip": None,
+        "last_outcome": outcome.phase,
+        "last_reason_code": outcome.reason_code or outcome.run.get("reason_code"),
+        "last_review_session": outcome.session_id,
+        "restarted": outcome.restarted,
+        "imported_lines": [outcome.transcript.first_line, outcome.transcript.lines],
+    }
     if outcome.phase == "report":
-        return {"decision": "block", "reason": feedback(transcript, outcome)}, note
+        return {"decision": "block", "reason": feedback(outcome)}, note
     return {}, note
 
 

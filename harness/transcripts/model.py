@@ -48,7 +48,10 @@ class ImportedTranscript:
     skipped: dict[str, int]
     unknown: dict[str, int]
     synthesised: int = 0
+    #: the first transcript line this import covers (a later import of a grown
+    #: transcript starts after the lines an earlier one imported)
+    first_line: int = 1
 
     def line_of_seq(self, seq: int) -> int | None:
-        """The source line of the event at ``seq`` (events are appended from seq 0)."""
+        """The source line of the ``seq``-th event of this import."""
         return self.events[seq].line if 0 <= seq < len(self.events) else None

@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+import hashlib
 import json
 from pathlib import Path
 from typing import Any
+
+import attrs
 
 from hookspecs.scrub import scrub_text
 
@@ -16,46 +19,98 @@ from .model import Format, ImportedTranscript, TranscriptError
 MAX_BYTES = 256 * 1024 * 1024
 
 
+@attrs.frozen(kw_only=True)
+class TranscriptSource:
+    """A transcript file as read: its bytes and its entries (``(line, object)``)."""
+
+    path: Path
+    raw: bytes
+    entries: list[tuple[int, dict[str, Any]]]
+
+    @property
+    def lines(self) -> int:
+        return self.entries[-1][0]
+
+    def size_through(self, line: int) -> int:
+        """The number of bytes up to and including line ``line`` and its newline."""
+        size = 0
+        for number, chunk in enumerate(self.raw.split(b"\n"), start=1):
+            if number > line:
+                break
+            size += len(chunk) + 1
+        return min(size, len(self.raw))
+
+    def digest(self, size: int | None = None) -> str:
+        """sha256 of the first ``size`` bytes (all of them by default)."""
+        return hashlib.sha256(self.raw if size is None else self.raw[:size]).hexdigest()
+
+
+def read_source(path: Path) -> TranscriptSource:
+    """Read and frame a transcript; :class:`TranscriptError` names the file and line."""
+    label = scrub_text(str(path), limit=300, path_marker=path.name) if path.is_absolute() else str(path)
+    raw = read_bytes(path, label)
+    return TranscriptSource(path=path, raw=raw, entries=frame(raw, label))
+
+
 def import_transcript(path: Path, *, format: Format | None = None) -> ImportedTranscript:
     """Import a Claude Code or Codex transcript (``format`` None: detected from the first entry).
 
     Raises :class:`TranscriptError` naming the file and line for an unreadable
     file, a line that is not a JSON object, or a last line cut short.
     """
-    label = scrub_text(str(path), limit=300, path_marker=path.name) if path.is_absolute() else str(path)
-    entries = read_entries(path, label)
+    return import_source(read_source(path), format=format)
+
+
+def import_source(
+    source: TranscriptSource, *, format: Format | None = None, after_line: int = 0, turns_before: int = 0
+) -> ImportedTranscript:
+    """The events of the lines after ``after_line`` (0: all of them).
+
+    A later import of a grown transcript passes the line an earlier import
+    ended at and the number of turns its session holds now: the earlier lines
+    are replayed without events, so the new events continue the session.
+    """
+    entries = source.entries
     chosen = format or detect(entries)
     parser = codex if chosen == "codex" else claude_code
     source_id, cwd = parser.source_of(entries)
     builder = EventBuilder(
         cwd=cwd,
         source={"kind": "model", "provider": "anthropic" if chosen == "claude-code" else "openai", "model": "unknown"},
+        after_line=after_line,
     )
+    resumed = after_line == 0
     for line, entry in entries:
+        if not resumed and line > after_line:
+            builder.continue_after(turns_before)
+            resumed = True
         parser.feed(builder, line, entry)
-    last = entries[-1][0] if entries else 1
-    events = builder.finish(last)
+    events = builder.finish(source.lines)
     return ImportedTranscript(
         format=chosen,
         source_id=source_id,
         cwd=cwd,
         events=tuple(events),
-        lines=last,
+        lines=source.lines,
+        first_line=after_line + 1,
         skipped=dict(builder.skipped),
         unknown=dict(builder.unknown),
         synthesised=builder.synthesised,
     )
 
 
-def read_entries(path: Path, label: str) -> list[tuple[int, dict[str, Any]]]:
-    """``(line number, object)`` for every non-blank line."""
+def read_bytes(path: Path, label: str) -> bytes:
     try:
         size = path.stat().st_size
         if size > MAX_BYTES:
             raise TranscriptError(f"{label}: {size} bytes is more than the {MAX_BYTES} a transcript may have")
-        raw = path.read_bytes()
+        return path.read_bytes()
     except OSError as exc:
         raise TranscriptError(f"{label}: cannot read the transcript: {exc.strerror or exc}") from None
+
+
+def frame(raw: bytes, label: str) -> list[tuple[int, dict[str, Any]]]:
+    """``(line number, object)`` for every non-blank line."""
     lines = raw.split(b"\n")
     entries: list[tuple[int, dict[str, Any]]] = []
     for number, chunk in enumerate(lines, start=1):

@@ -1,17 +1,19 @@
 """One Shadow review of an imported transcript, through the real host and plugin.
 
-The transcript is written into a new root session, the host opens it with the
-profile's plugins (the shadow-mind bundle), ``/shadow new [NAME]`` admits one
-forced review, and the host is drained until the run settled. The outcome is
-read from the run's review card (phase, reason code, verdict) and, for a
-report, from the relay the plugin entered into the imported session: the
-report text and its refs, each mapped back to its transcript line.
+The transcript's new lines are appended to its imported session
+(:mod:`.session`), the host opens that session with the profile's plugins
+(the shadow-mind bundle), ``/shadow new [NAME]`` admits one forced review, and
+the host is drained until the run settled. The outcome is read from the run's
+review card (phase, reason code, verdict) and, for a report, from the relay
+the plugin entered into the imported session: the report text and its refs,
+each mapped back to its transcript line. The Stop-hook bridge admits its
+reviews by the plugin's own rules instead (:mod:`.governed`).
 """
 
 from __future__ import annotations
 
-import re
-from collections.abc import Callable
+from collections.abc import AsyncIterator, Callable
+from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import Any
 
@@ -20,18 +22,18 @@ import trio
 
 from harness.cli.render import message_text
 from harness.cli.run import drain
-from harness.host import open_host
+from harness.host import HarnessHost, open_host
 from harness.profiles import ProfileRow
 from hookspecs.errors import DshError
 from hookspecs.values import EventTypes
 
 from .mirror import MirrorPlugin
-from .model import SOURCE_LINE_KEY, ImportedTranscript
-from .session import write_session
+from .model import SOURCE_LINE_KEY, Format, ImportedTranscript
+from .reader import TranscriptSource
+from .record import ImportRecord
+from .session import write_offline
 
 REPORT_SOURCE_KIND = "shadow-report"
-#: the activation probability in ``/shadow show``'s definition text (its YAML front matter)
-_PROBABILITY = re.compile(r"^activation_probability:\s*([0-9.eE+-]+)\s*$", re.MULTILINE)
 RUNTIME_ROW = "shadow-mind-runtime"
 NO_BUNDLE = "the profile does not load Shadow Mind: add '- bundle: shadow-mind' to it"
 #: how long disposing the imported root may take (it settles a run still open)
@@ -48,63 +50,98 @@ class ReviewError(DshError):
 class ReviewOutcome:
     """``phase`` is the settled run's phase (``report``, ``silent``, ``not_relevant``,
     ``failed``, ``aborted``), ``timeout`` when the bound ran out first, or
-    ``not_rolled`` when the activation roll said no review this time."""
+    ``skipped`` when the plugin admitted no review (``reason_code`` says why).
 
-    session_id: str
+    ``session_id`` is the imported session, None when this call created it and
+    removed it again because nothing ran; ``transcript`` is this call's import
+    (the lines after the ones the session already held)."""
+
+    session_id: str | None
     phase: str
     run: dict[str, Any]
+    transcript: ImportedTranscript
     report: str | None = None
     refs: tuple[dict[str, Any], ...] = ()
+    reason_code: str | None = None
+    #: why a recorded imported session was not continued (a new one was started)
+    restarted: str | None = None
 
     @property
     def quiet(self) -> bool:
-        return self.phase in QUIET_PHASES
+        return self.phase in QUIET_PHASES or self.phase == "skipped"
 
 
-async def review_imported(
-    transcript: ImportedTranscript,
-    *,
-    home: Path,
-    rows: tuple[ProfileRow, ...],
-    definition: str | None = None,
-    bound_seconds: float = 600.0,
-    roll: Callable[[float], bool] | None = None,
-) -> ReviewOutcome:
-    """Review once; with ``roll``, first ask it whether the definition's
-    activation probability admits a review (a forced review skips the roll)."""
+def check_rows(rows: tuple[ProfileRow, ...]) -> None:
     if not any(row.name == RUNTIME_ROW for row in rows):
         raise ReviewError(NO_BUNDLE)  # before anything is written
-    session_id, workspace = write_session(transcript, home)
+
+
+@asynccontextmanager
+async def mirror_host(
+    rows: tuple[ProfileRow, ...], home: Path, session_id: str, cwd: Path
+) -> AsyncIterator[HarnessHost]:
+    """A headless host with the profile's plugins and the imported root's stand-in model."""
     async with open_host(
         rows=rows,
         dsh_home=home,
-        cwd=workspace,
+        cwd=cwd,
         headless=True,
         extra_plugins=[("transcript-mirror", MirrorPlugin(session_id))],
     ) as host:
+        yield host
+
+
+async def dispose(host: HarnessHost, handle: Any) -> None:
+    """Disposing the root cancels a run a bound cut short; it settles there."""
+    with trio.CancelScope(shield=True), trio.move_on_after(DISPOSE_SECONDS):
+        await handle.dispose()
+        await host.wait_background_idle()
+
+
+async def review_imported(
+    source: TranscriptSource,
+    *,
+    home: Path,
+    rows: tuple[ProfileRow, ...],
+    record: ImportRecord | None,
+    keep: Callable[[ImportRecord], None],
+    format: Format | None = None,
+    definition: str | None = None,
+    bound_seconds: float = 600.0,
+) -> ReviewOutcome:
+    """Import the new lines into the transcript's session, then one forced review.
+
+    ``keep`` receives the record of what the session now holds as soon as the
+    lines are appended (before the review, which may fail)."""
+    check_rows(rows)
+    imported = write_offline(source, home, record=record, format=format)
+    keep(imported.record)
+    session_id = imported.session_id
+    async with mirror_host(rows, home, session_id, imported.workspace) as host:
         handle = await host.agents.resume(session_id)
         agent = handle.agent
         try:
             with trio.move_on_after(bound_seconds) as bound:
-                suffix = f" {definition}" if definition else ""
-                if roll is not None and not roll(await _probability(host, agent, suffix)):
-                    return ReviewOutcome(session_id=session_id, phase="not_rolled", run={})
-                await _command(host, agent, "/shadow new" + suffix)
+                await command(host, agent, "/shadow new" + (f" {definition}" if definition else ""))
                 await drain(host, agent)
-            report, refs = _relay(agent.session.events)
+            report, refs = relayed(agent.session.events, imported.base_seq)
         finally:
-            # disposing the root cancels a run the bound cut short; it settles there
-            with trio.CancelScope(shield=True), trio.move_on_after(DISPOSE_SECONDS):
-                await handle.dispose()
-                await host.wait_background_idle()
-        run = _settled_run(host.client.cards(session_id))
+            await dispose(host, handle)
+        runs = settled_runs(host.client.cards(session_id))
+    run = runs[-1] if runs else {}
     phase = "timeout" if bound.cancelled_caught else str(run.get("phase", "failed"))
-    if phase != "report":
-        report, refs = None, ()
-    return ReviewOutcome(session_id=session_id, phase=phase, run=run, report=report, refs=refs)
+    return ReviewOutcome(
+        session_id=session_id,
+        phase=phase,
+        run=run,
+        transcript=imported.transcript,
+        report=report if phase == "report" else None,
+        refs=refs if phase == "report" else (),
+        restarted=imported.restarted,
+    )
 
 
-async def _command(host: Any, agent: Any, line: str) -> str:
+async def command(host: Any, agent: Any, line: str) -> str:
     result = await host.commands.execute(agent, line)
     if result is None:
         raise ReviewError(NO_BUNDLE)
@@ -113,20 +150,16 @@ async def _command(host: Any, agent: Any, line: str) -> str:
     return str(result.text)
 
 
-async def _probability(host: Any, agent: Any, suffix: str) -> float:
-    match = _PROBABILITY.search(await _command(host, agent, "/shadow show" + suffix))
-    return float(match.group(1)) if match else 1.0
+def settled_runs(cards: list[Any]) -> list[dict[str, Any]]:
+    """The runs on the session's review cards, oldest first (cards are this process's)."""
+    return [dict(run) for card in cards for run in card.data.get("runs", ()) if isinstance(run, dict)]
 
 
-def _settled_run(cards: list[Any]) -> dict[str, Any]:
-    """The newest run on the session's review cards (there is one: the forced review)."""
-    runs = [run for card in cards for run in card.data.get("runs", ()) if isinstance(run, dict)]
-    return dict(runs[-1]) if runs else {}
-
-
-def _relay(events: Any) -> tuple[str | None, tuple[dict[str, Any], ...]]:
-    """The relayed report's text and its refs as ``{seq, type, transcript_line}``."""
-    for event in reversed(events):
+def relayed(events: Any, since: int) -> tuple[str | None, tuple[dict[str, Any], ...]]:
+    """The newest report relayed at or after seq ``since``: its text and its refs
+    as ``{seq, type, transcript_line}``."""
+    for index in range(len(events) - 1, max(since, 0) - 1, -1):
+        event = events[index]
         message = event.data.get("message") if event.type == EventTypes.USER_MESSAGE else None
         if not isinstance(message, dict) or message.get("source", {}).get("kind") != REPORT_SOURCE_KIND:
             continue

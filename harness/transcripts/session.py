@@ -1,29 +1,69 @@
-"""Writing an imported transcript into a new session of the DSH home.
+"""The imported session of a transcript: where it is, and appending to it.
 
 The session is an ordinary root session: the reviewer reads it like any
 other, and ``harness sessions show`` / ``harness shadow trace`` work on it.
 Its header ``cwd`` is the transcript's recorded working directory when that
 directory exists here (the reviewer's file tools are confined to it); else
 an empty private directory, so the reviewer's tools see nothing of this machine.
+
+One transcript keeps one imported session (:mod:`.record`): the first import
+creates it, later ones append the lines that are new since.
 """
 
 from __future__ import annotations
 
 import re
 import secrets
+import shutil
 import time
+from collections.abc import Iterable
 from pathlib import Path
+from typing import Any
+
+import attrs
 
 from harness.sessions.store import SessionStore
 from hookspecs.fsutil import ensure_private_dir
-from hookspecs.layout import SESSIONS_DIR
-from hookspecs.values import SessionHeader
+from hookspecs.layout import SESSION_FILE, SESSIONS_DIR
+from hookspecs.protocols import Session
+from hookspecs.values import EventTypes, SessionHeader
 
-from .model import ImportedTranscript
+from .model import Format, ImportedEvent, ImportedTranscript
+from .reader import TranscriptSource, import_source
+from .record import ImportRecord, mismatch
 
 #: under the DSH home: the workspace of imported sessions whose directory is not here
 EMPTY_WORKSPACE = "imports/empty-workspace"
 _UNSAFE = re.compile(r"[^A-Za-z0-9_.-]+")
+#: the history events a compaction summary stands in for
+_HISTORY = frozenset({EventTypes.USER_MESSAGE, EventTypes.ASSISTANT_MESSAGE, EventTypes.TOOL_RESULT})
+
+
+@attrs.frozen(kw_only=True)
+class Continuation:
+    """Where this import goes: an existing session after ``after_line``, or
+    (``session_id`` None) a new one; ``restarted`` says why a recorded session
+    is not continued."""
+
+    session_id: str | None
+    after_line: int = 0
+    restarted: str | None = None
+
+
+@attrs.frozen(kw_only=True)
+class Imported:
+    """What one import wrote: the session, the events of this import and the record to keep."""
+
+    session_id: str
+    workspace: Path
+    transcript: ImportedTranscript
+    record: ImportRecord
+    created: bool
+    restarted: str | None = None
+    #: the session's seq before this import (events of this call start here)
+    base_seq: int = 0
+    #: the import's last turn, held back to be appended where the plugin sees it
+    held: tuple[ImportedEvent, ...] = ()
 
 
 def workspace_for(transcript: ImportedTranscript, home: Path) -> Path:
@@ -33,25 +73,106 @@ def workspace_for(transcript: ImportedTranscript, home: Path) -> Path:
 
 
 def new_session_id(transcript: ImportedTranscript) -> str:
-    """``<format>-<source id>-<stamp>-<random>``: one fresh session per import."""
+    """``<format>-<source id>-<stamp>-<random>``."""
     source = _UNSAFE.sub("-", transcript.source_id or "transcript").strip("-.")[:60] or "transcript"
     stamp = time.strftime("%Y%m%dT%H%M%SZ", time.gmtime())
     return f"{transcript.format}-{source}-{stamp}-{secrets.token_hex(3)}"
 
 
-def write_session(transcript: ImportedTranscript, home: Path) -> tuple[str, Path]:
-    """Create the session and append every imported event; returns its id and workspace."""
-    workspace = workspace_for(transcript, home)
-    store = SessionStore(sessions_dir=home / SESSIONS_DIR, on_event=lambda _log, _event: None, now_ms=_now_ms)
-    header = SessionHeader(id=new_session_id(transcript), created_at=_now_ms(), cwd=str(workspace))
-    log = store.create(header)
+def session_file(home: Path, session_id: str) -> Path:
+    return home / SESSIONS_DIR / session_id / SESSION_FILE
+
+
+def continuation(record: ImportRecord | None, source: TranscriptSource, home: Path) -> Continuation:
+    if record is None:
+        return Continuation(session_id=None)
+    why = mismatch(record, source)
+    if why is None and not session_file(home, record.session_id).is_file():
+        why = f"its imported session {record.session_id} is gone"
+    if why is not None:
+        return Continuation(session_id=None, restarted=why)
+    return Continuation(session_id=record.session_id, after_line=record.lines)
+
+
+def import_into(events: Any, source: TranscriptSource, *, format: Format | None, after_line: int) -> ImportedTranscript:
+    """The events of the lines after ``after_line``, numbered after the turns ``events`` hold."""
+    turns = sum(1 for event in events if event.type == EventTypes.TURN_START)
+    return import_source(source, format=format, after_line=after_line, turns_before=turns)
+
+
+def append_imported(log: Session, events: Iterable[ImportedEvent]) -> None:
+    """Append imported events; a compaction summary shadows every history event
+    the session holds before it (the relays and notes of earlier reviews too)."""
+    history = [event.seq for event in log.events if event.type in _HISTORY]
+    for event in events:
+        data = event.data
+        if event.type == EventTypes.COMPACTION_SUMMARY:
+            data = {**data, "shadowed_seqs": list(history)}
+        appended = log.append(event.type, data)
+        if appended.type in _HISTORY:
+            history.append(appended.seq)
+
+
+def write_offline(
+    source: TranscriptSource,
+    home: Path,
+    *,
+    record: ImportRecord | None,
+    format: Format | None,
+    hold_last_turn: bool = False,
+) -> Imported:
+    """Import into the transcript's session with no host running (nobody observes
+    the appends): a new session, or the recorded one continued.
+
+    With ``hold_last_turn`` the import's last turn is not written but returned
+    (``held``), and the record says what the session holds without it."""
+    where = continuation(record, source, home)
+    store = SessionStore(sessions_dir=home / SESSIONS_DIR, on_event=lambda _log, _event: None, now_ms=now_ms)
+    if where.session_id is None:
+        transcript = import_source(source, format=format)
+        workspace = workspace_for(transcript, home)
+        header = SessionHeader(id=new_session_id(transcript), created_at=now_ms(), cwd=str(workspace))
+        log = store.create(header)
+    else:
+        log = store.open(where.session_id)
+        transcript = import_into(log.events, source, format=format, after_line=where.after_line)
+        workspace = Path(log.header.cwd) if log.header.cwd else workspace_for(transcript, home)
+    base = log.seq
+    events, held = split_last_turn(transcript.events) if hold_last_turn else (transcript.events, ())
     try:
-        for event in transcript.events:
-            log.append(event.type, event.data)
+        append_imported(log, events)
     finally:
         log.close()
-    return header.id, workspace
+    return Imported(
+        session_id=log.id,
+        workspace=workspace,
+        transcript=transcript,
+        record=ImportRecord.of(log.id, source, through=held[0].line - 1 if held else None),
+        created=where.session_id is None,
+        restarted=where.restarted,
+        base_seq=base,
+        held=held,
+    )
 
 
-def _now_ms() -> float:
+def split_last_turn(
+    events: tuple[ImportedEvent, ...],
+) -> tuple[tuple[ImportedEvent, ...], tuple[ImportedEvent, ...]]:
+    """``(events before the last turn, the last turn and what follows it)``.
+
+    The events before hold every earlier turn closed (a turn is closed when the
+    next begins), so they are what an import ending the line before the last
+    turn's first line writes."""
+    starts = [index for index, event in enumerate(events) if event.type == EventTypes.TURN_START]
+    if not starts:
+        return events, ()
+    return events[: starts[-1]], events[starts[-1] :]
+
+
+def remove_session(home: Path, session_id: str) -> None:
+    """Delete a session this import created and no review used (its directory)."""
+    shutil.rmtree(home / SESSIONS_DIR / session_id, ignore_errors=True)
+
+
+def now_ms() -> float:
     return round(time.time() * 1000, 3)

@@ -23,7 +23,7 @@ KEY_ENV = "SHADOW_TEST_REVIEWER_KEY"
 DEFINITION = """---
 id: {id}
 name: Transcript Reviewer
-enabled: true
+enabled: {enabled}
 activation_probability: {probability}
 ---
 
@@ -45,12 +45,23 @@ def text(content: str) -> Reply:
     )
 
 
-def make_home(tmp: Path, base_url: str, *, probability: float = 1.0, shadow_id: str = "default") -> tuple[Path, Path]:
-    """A DSH home with a definition, and a profile routing every model to ``base_url``."""
+def make_home(
+    tmp: Path,
+    base_url: str,
+    *,
+    probability: float = 1.0,
+    shadow_id: str = "default",
+    enabled: bool = True,
+    runtime: str = "resultBatchWindowMs: 0",
+) -> tuple[Path, Path]:
+    """A DSH home with a definition, and a profile routing every model to ``base_url``
+    (``runtime``: the Shadow Mind settings, YAML flow-mapping entries)."""
     home = tmp / "home"
     minds = home / "shadow-minds"
     minds.mkdir(parents=True, mode=0o700)
-    (minds / f"{shadow_id}.md").write_text(DEFINITION.format(id=shadow_id, probability=probability))
+    (minds / f"{shadow_id}.md").write_text(
+        DEFINITION.format(id=shadow_id, probability=probability, enabled=str(enabled).lower())
+    )
     profile = tmp / "profile.yml"
     profile.write_text(
         f"""
@@ -69,7 +80,7 @@ def make_home(tmp: Path, base_url: str, *, probability: float = 1.0, shadow_id: 
   config: {{model: deepseek/deepseek-chat}}
 - bundle: shadow-mind
 - id: shadow-mind-runtime
-  config: {{resultBatchWindowMs: 0}}
+  config: {{{runtime}}}
 """
     )
     return home, profile
@@ -83,6 +94,77 @@ def claude_transcript(tmp: Path, workspace: Path | None = None) -> Path:
     path = tmp / "session.jsonl"
     path.write_text("\n".join(lines) + "\n")
     return path
+
+
+#: what the agent writes after it stopped and was sent back to work: a fix and a
+#: passing test run, with no new user message (one budget window)
+CONTINUATION = [
+    {
+        "type": "assistant",
+        "sessionId": "cc-1",
+        "cwd": "/home/u/proj",
+        "message": {
+            "id": "a5",
+            "role": "assistant",
+            "model": "claude-x",
+            "content": [
+                {
+                    "type": "tool_use",
+                    "id": "toolu_8",
+                    "name": "Edit",
+                    "input": {"file_path": "/home/u/proj/src/app.py", "old": "a - b", "new": "a + b"},
+                }
+            ],
+        },
+    },
+    {
+        "type": "user",
+        "sessionId": "cc-1",
+        "cwd": "/home/u/proj",
+        "message": {
+            "role": "user",
+            "content": [{"type": "tool_result", "tool_use_id": "toolu_8", "content": "edited"}],
+        },
+    },
+    {
+        "type": "assistant",
+        "sessionId": "cc-1",
+        "cwd": "/home/u/proj",
+        "message": {
+            "id": "a6",
+            "role": "assistant",
+            "model": "claude-x",
+            "content": [{"type": "tool_use", "id": "toolu_9", "name": "Bash", "input": {"command": "pytest -q"}}],
+        },
+    },
+    {
+        "type": "user",
+        "sessionId": "cc-1",
+        "cwd": "/home/u/proj",
+        "message": {
+            "role": "user",
+            "content": [{"type": "tool_result", "tool_use_id": "toolu_9", "content": "1 passed"}],
+        },
+    },
+    {
+        "type": "assistant",
+        "sessionId": "cc-1",
+        "cwd": "/home/u/proj",
+        "message": {
+            "id": "a7",
+            "role": "assistant",
+            "model": "claude-x",
+            "content": [{"type": "text", "text": "Fixed the sign; the test passes now."}],
+        },
+    },
+]
+
+
+def grow(path: Path, entries: list[dict[str, Any]] | None = None) -> None:
+    """Append lines to a transcript, as the agent does while it works."""
+    with path.open("a") as out:
+        for entry in CONTINUATION if entries is None else entries:
+            out.write(json.dumps(entry) + "\n")
 
 
 def seq_of(path: Path, etype: str, call_id: str) -> int:
@@ -109,4 +191,15 @@ async def harness(
         )
 
 
-__all__ = ["FIXTURES", "claude_transcript", "harness", "make_home", "os", "seq_of", "structured", "text"]
+__all__ = [
+    "CONTINUATION",
+    "FIXTURES",
+    "claude_transcript",
+    "grow",
+    "harness",
+    "make_home",
+    "os",
+    "seq_of",
+    "structured",
+    "text",
+]

@@ -9,7 +9,7 @@ import pytest
 import trio
 
 from ..harness.openai.server import ScriptedServer
-from .reviewer import claude_transcript, harness, make_home, seq_of, structured, text
+from .reviewer import claude_transcript, grow, harness, make_home, seq_of, structured, text
 
 
 @pytest.fixture
@@ -47,12 +47,13 @@ async def test_a_report_names_its_transcript_lines(tmp_path: Path, server: Scrip
     trace = await harness("shadow", "trace", out["session_id"], "--json", home=home)
     assert trace.returncode == 0, trace.stderr.decode()
     assert out["run_id"] in trace.stdout.decode()
-    # the text form renders each ref as its transcript line; every review is a fresh session
+    # the text form renders each ref as its transcript line; the same transcript
+    # is reviewed in its one imported session again (nothing new to append)
     server.add(structured(report))
     again = await harness("shadow", "review", str(transcript), "--profile", str(profile), home=home)
     assert again.returncode == 1, again.stderr.decode()
     lines = again.stdout.decode().splitlines()
-    assert lines[0].endswith(": report (challenge)") and out["session_id"] not in lines[0]
+    assert lines[0].endswith(f"(10 lines, none new; session {out['session_id']}): report (challenge)")
     assert f"  ref seq {failed}: transcript line 8 (tool/result)" in lines
 
 
@@ -81,6 +82,17 @@ async def test_a_quiet_outcome_exits_zero(tmp_path: Path, server: ScriptedServer
     header = json.loads(log.read_text().splitlines()[0])
     assert header["cwd"] == str(workspace)
     assert f"Working directory: {workspace}" in json.dumps(server.requests[0].json())
+    # the agent worked on: a second review appends only the new lines to the same session
+    grow(transcript)
+    server.add(structured({"status": "silent", "content": ""}))
+    again = await harness("shadow", "review", str(transcript), "--profile", str(profile), "--json", home=home)
+    assert again.returncode == 0, again.stderr.decode()
+    second = json.loads(again.stdout)
+    assert second["session_id"] == out["session_id"] and second["restarted"] is None
+    assert (second["transcript"]["first_line"], second["transcript"]["lines"]) == (11, 15)
+    assert "Fixed the sign" in json.dumps(server.requests[1].json())
+    records = list((home / "imports" / "reviews").iterdir())
+    assert len(records) == 1 and oct(records[0].stat().st_mode & 0o777) == "0o600"
 
 
 async def test_a_bad_transcript_is_a_usage_error_naming_the_line(tmp_path: Path, server: ScriptedServer) -> None:

@@ -1,0 +1,170 @@
+"""A review of an imported transcript admitted by the plugin's own rules.
+
+The Stop-hook bridge does not force its reviews. A Stop is the agent's turn
+end, so the bridge makes it one in the transcript's imported session: the new
+lines before the last turn are appended with no host running (history, as
+the earlier Stops already were), then the session is opened as a live root
+and the last turn is appended *while the plugin watches*. The plugin sees that
+turn's ``turn/end`` as it sees a turn of a session it hosts, and admits a
+review of everything up to it, or not, on the same path: ``enabled``, pause, the budget tier (its ledger is per
+imported session and survives between Stop events), cooldowns, the relay
+bound, ``active_for_models`` and the one roll (probability × decay, the
+plugin's random source and ``randomSeed``). The bridge then drains the host
+and reads what happened from the run's card, or, when no run was admitted,
+from ``/shadow show`` and ``/shadow status`` (:func:`skip_reason`).
+
+A session this call had to create is removed again when no review was
+admitted, so a missed roll or a disabled Shadow leaves no session behind.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import trio
+
+from harness.agents.agent import LoopAgent
+from harness.cli.run import drain
+from harness.host import HarnessHost
+from harness.profiles import ProfileRow
+
+from .model import Format
+from .reader import TranscriptSource
+from .record import ImportRecord
+from .review import ReviewOutcome, check_rows, command, dispose, mirror_host, relayed, settled_runs
+from .session import Imported, append_imported, remove_session, write_offline
+
+#: ``/shadow show``'s front matter, and ``/shadow status``'s budget and cooldown lines
+_ENABLED = re.compile(r"^enabled:\s*(true|false)\s*$", re.MULTILINE)
+_PROBABILITY = re.compile(r"^activation_probability:\s*([0-9.eE+-]+)\s*$", re.MULTILINE)
+_EXHAUSTED = re.compile(r"^budget: exhausted\b", re.MULTILINE)
+_COOLDOWN = re.compile(r"^\s+cooldown default until\b", re.MULTILINE)
+
+#: the bridge's reasons for a review the plugin did not admit (the plugin's own
+#: skip codes, MODEL_NOT_ACTIVE and RELAY_BOUND_REACHED, are passed on as they are)
+SHADOW_DISABLED = "SHADOW_DISABLED"
+NOT_ROLLED = "NOT_ROLLED"
+BUDGET_EXHAUSTED = "BUDGET_EXHAUSTED"
+COOLDOWN = "COOLDOWN"
+NO_TOOL_TURN = "NO_TOOL_TURN"
+
+
+async def review_governed(
+    source: TranscriptSource,
+    *,
+    home: Path,
+    rows: tuple[ProfileRow, ...],
+    record: ImportRecord | None,
+    keep: Callable[[ImportRecord | None], None],
+    format: Format | None = None,
+    bound_seconds: float = 50.0,
+) -> ReviewOutcome:
+    """Append the transcript's new lines where the plugin sees them; report what it did.
+
+    ``keep`` receives the record of the session the transcript now maps to
+    (None: this call's new session was removed, nothing maps yet)."""
+    check_rows(rows)
+    imported = write_offline(source, home, record=record, format=format, hold_last_turn=True)
+    created, session_id, base = imported.created, imported.session_id, imported.base_seq
+    if not created:
+        keep(imported.record)  # what the session holds so far, should the rest fail
+    if not imported.held:
+        return _no_turn(imported, home, keep)  # no turn end to roll for: no host needed
+    reason: str | None = None
+    opened: list[HarnessHost] = []
+    try:
+        async with mirror_host(rows, home, session_id, imported.workspace) as host:
+            opened.append(host)
+            handle = await host.agents.resume(session_id)
+            agent = handle.agent
+            try:
+                with trio.move_on_after(bound_seconds) as bound:
+                    append_imported(agent.session, imported.held)
+                    if isinstance(agent, LoopAgent):
+                        agent.reload_from_log()  # its history and turn count now include the appended turn
+                    if not created:
+                        keep(ImportRecord.of(session_id, source))
+                    await drain(host, agent)
+                    if not _runs(host, session_id, base):
+                        reason = await skip_reason(host, agent, _cards(host, session_id, base))
+                report, refs = relayed(agent.session.events, base)
+            finally:
+                await dispose(host, handle)
+    finally:
+        # also when the host failed: a session this call created and no run used is not kept
+        runs = _runs(opened[0], session_id, base) if opened else []
+        if created and not runs:
+            remove_session(home, session_id)
+            keep(None)
+    if created and runs:
+        keep(ImportRecord.of(session_id, source))
+    run = runs[-1] if runs else {}
+    if bound.cancelled_caught:
+        phase = "timeout"
+    else:
+        phase = str(run.get("phase", "failed")) if runs else "skipped"
+    return ReviewOutcome(
+        session_id=None if created and not runs else session_id,
+        phase=phase,
+        run=run,
+        transcript=imported.transcript,
+        report=report if phase == "report" else None,
+        refs=refs if phase == "report" else (),
+        reason_code=reason if phase == "skipped" else None,
+        restarted=imported.restarted,
+    )
+
+
+def _cards(host: HarnessHost, session_id: str, base: int) -> list[Any]:
+    """This call's review cards (cards are process-local; ``base`` keeps it exact)."""
+    return [card for card in host.client.cards(session_id) if card.anchor_seq >= base]
+
+
+def _runs(host: HarnessHost, session_id: str, base: int) -> list[dict[str, Any]]:
+    return settled_runs(_cards(host, session_id, base))
+
+
+def _no_turn(imported: Imported, home: Path, keep: Callable[[ImportRecord | None], None]) -> ReviewOutcome:
+    if imported.created:
+        remove_session(home, imported.session_id)
+        keep(None)
+    return ReviewOutcome(
+        session_id=None if imported.created else imported.session_id,
+        phase="skipped",
+        run={},
+        transcript=imported.transcript,
+        reason_code=NO_TOOL_TURN,
+        restarted=imported.restarted,
+    )
+
+
+async def skip_reason(host: Any, agent: Any, cards: list[Any]) -> str:
+    """Why the plugin admitted no review of the appended turns.
+
+    A cycle the plugin skipped or failed carries its own reason code; for the
+    rest the plugin's state says it: a disabled default Shadow (no cycle is
+    opened), an exhausted budget, a cooldown, a roll that missed (or a zero
+    probability), or no completed tool turn in the new lines."""
+    for card in reversed(cards):
+        for key in ("skipped", "failure"):
+            found = card.data.get(key)
+            if isinstance(found, dict) and isinstance(found.get("reason_code"), str):
+                return str(found["reason_code"])
+    shown = await command(host, agent, "/shadow show")
+    enabled = _ENABLED.search(shown)
+    if enabled is not None and enabled.group(1) == "false":
+        return SHADOW_DISABLED
+    probability = _PROBABILITY.search(shown)
+    if probability is not None and float(probability.group(1)) <= 0:
+        return NOT_ROLLED
+    if not cards:
+        return NO_TOOL_TURN
+    status = await command(host, agent, "/shadow status")
+    if _EXHAUSTED.search(status):
+        return BUDGET_EXHAUSTED
+    if _COOLDOWN.search(status):
+        return COOLDOWN
+    return NOT_ROLLED

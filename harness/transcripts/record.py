@@ -1,0 +1,79 @@
+"""Which imported session mirrors a transcript, and how far it got.
+
+One transcript (per agent session for the hook, per path for ``harness
+shadow review``) keeps one imported session, so budgets, journals and traces
+are per imported session. The record says which session that is and what it
+already holds: the transcript's path, its last imported line, and the size and
+sha256 of the bytes imported. A later import appends only the lines after
+that point, and only while the transcript still starts with exactly those
+bytes; a transcript that shrank or whose imported part changed starts a new
+imported session (:func:`mismatch` says why).
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import Any
+
+import attrs
+
+from .reader import TranscriptSource
+
+
+@attrs.frozen(kw_only=True)
+class ImportRecord:
+    session_id: str
+    #: the transcript's absolute path
+    path: str
+    #: the last transcript line the session holds
+    lines: int
+    #: how many bytes of the transcript were imported, and their sha256
+    size: int
+    sha256: str
+
+    @classmethod
+    def of(cls, session_id: str, source: TranscriptSource, *, through: int | None = None) -> ImportRecord:
+        """The record of a session holding ``source`` up to line ``through`` (default: all of it)."""
+        if through is None or through >= source.lines:
+            size, lines = len(source.raw), source.lines
+        else:
+            size, lines = source.size_through(through), through
+        return cls(
+            session_id=session_id, path=transcript_key(source.path), lines=lines, size=size, sha256=source.digest(size)
+        )
+
+    def to_json(self) -> dict[str, Any]:
+        return attrs.asdict(self)
+
+    @classmethod
+    def from_json(cls, value: Any) -> ImportRecord | None:
+        """The record in a state file, or None for none or a damaged one (the
+        transcript is then imported into a new session)."""
+        if not isinstance(value, dict):
+            return None
+        try:
+            record = cls(**{field.name: value[field.name] for field in attrs.fields(cls)})
+        except (KeyError, TypeError):
+            return None
+        strings = (record.session_id, record.path, record.sha256)
+        if not all(isinstance(v, str) and v for v in strings):
+            return None
+        counts = (record.lines, record.size)
+        return record if all(type(v) is int and v >= 0 for v in counts) else None
+
+
+def transcript_key(path: Path) -> str:
+    """The path a record is kept under (absolute, not resolving links: the agent names it so)."""
+    return os.path.abspath(path)
+
+
+def mismatch(record: ImportRecord, source: TranscriptSource) -> str | None:
+    """Why ``source`` can no longer continue ``record``'s session, or None."""
+    if record.path != transcript_key(source.path):
+        return "the transcript path changed"
+    if len(source.raw) < record.size:
+        return f"the transcript shrank ({len(source.raw)} bytes, {record.size} were imported)"
+    if source.digest(record.size) != record.sha256:
+        return f"the transcript was rewritten (its first {record.lines} lines changed since they were imported)"
+    return None
