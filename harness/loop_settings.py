@@ -38,6 +38,15 @@ class AgentLoopSettings:
         validator=[attrs.validators.ge(1), attrs.validators.le(10_000)],
         metadata={"description": "Model calls one turn may make before it ends with an error."},
     )
+    bash_pass_env: tuple[str, ...] = attrs.field(
+        default=(),
+        metadata={
+            "description": (
+                "Environment variables bash receives although their names look like secrets "
+                "(KEY, SECRET, TOKEN, PASSWORD, PASSWD, CREDENTIAL, AUTH); exact names."
+            )
+        },
+    )
     persona: str | None = attrs.field(
         default=None, metadata={"description": "Replaces the default persona section of the system prompt."}
     )

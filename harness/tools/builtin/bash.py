@@ -30,6 +30,7 @@ import os
 import shutil
 import signal
 import subprocess
+from collections.abc import Mapping
 from functools import partial
 from pathlib import Path
 from typing import Any
@@ -46,6 +47,7 @@ from hookspecs.values.cancel import CancelToken
 from ...sessions.latest import LatestSandboxMode
 from ..workspace import workspace_root
 from ._files import os_reason
+from .shell_env import shell_environment
 
 DEFAULT_TIMEOUT = 120
 MAX_TIMEOUT = 600
@@ -154,12 +156,18 @@ async def _kill_group(process: trio.Process) -> None:
 
 # the deadline is part of the result (``timed_out`` with the output so far), not only a cancellation
 async def run_shell(
-    command: str, cwd: str, timeout: float, cancel: CancelToken, *, argv: list[str] | None = None  # noqa: ASYNC109
+    command: str,
+    cwd: str,
+    timeout: float,  # noqa: ASYNC109
+    cancel: CancelToken,
+    *,
+    argv: list[str] | None = None,
+    env: Mapping[str, str] | None = None,
 ) -> _Outcome:
     """Run ``command`` (through ``argv``, a sandbox launcher ending in
-    ``sh -c command``, when given); killed (with its whole process group) on
-    timeout or when ``cancel`` fires. Raises :class:`ToolError` when the shell
-    cannot start."""
+    ``sh -c command``, when given) with ``env`` (default: the host's own);
+    killed (with its whole process group) on timeout or when ``cancel`` fires.
+    Raises :class:`ToolError` when the shell cannot start."""
     capture = _Capture()
     completed: int | None = None
     start_error: OSError | None = None
@@ -174,6 +182,7 @@ async def run_shell(
                                 trio.run_process,
                                 argv or [SHELL, "-c", command],
                                 cwd=cwd,
+                                env=env,
                                 stdin=subprocess.DEVNULL,
                                 stdout=subprocess.PIPE,
                                 stderr=subprocess.STDOUT,
@@ -301,7 +310,10 @@ async def sandbox_argv(mode: str | None, command: str, cwd: Path) -> list[str] |
 async def execute(args: dict[str, Any], ctx: ToolRunContext) -> ToolResult:
     timeout = args.get("timeout_seconds", DEFAULT_TIMEOUT)
     argv = await sandbox_argv(sandbox_mode(ctx.agent), args["command"], Path(ctx.cwd))
-    outcome = await run_shell(args["command"], str(ctx.cwd), timeout, ctx.cancel, argv=argv)
+    runtime = getattr(ctx.agent, "runtime", None)
+    passed = runtime.loop_settings().bash_pass_env if runtime is not None else ()
+    env = shell_environment(os.environ, passed)
+    outcome = await run_shell(args["command"], str(ctx.cwd), timeout, ctx.cancel, argv=argv, env=env)
     return _result(outcome, timeout)
 
 
