@@ -8,9 +8,11 @@ per turn) on three hosts side by side in one trio loop, one root agent each:
 * ``shadow p=0``   — the Shadow Mind bundle (rows ``shadow-mind-runtime`` and
   ``tool-shadow-mind``, as ``tests/shadow/helpers.shadow_rows``) with
   ``$DSH_HOME/shadow-minds/default.md`` at ``activation_probability: 0``: every
-  completed tool turn is eligible, so the runtime's turn-end anchor runs in
-  full (owner state, budget tier, catalog diagnostics, cooldowns, the roll)
-  and never launches a reviewer;
+  completed tool turn is eligible; the runtime's turn-end observer reads the
+  definition catalog (a directory scan at most once per
+  ``CATALOG_SCAN_SECONDS``), sees the default never rolls, and stops there:
+  no owner state, card or task is made, no reviewer launched; its other hooks
+  (inbox, status, pre-step) run on every turn and leave at their first check;
   The ``managementTools`` setting is at its default (off): the root's
   requests carry no management tools (docs/shadow-mind.md says why);
 * ``runtime only`` — with ``--runtime-only``, informational: only the

@@ -94,8 +94,8 @@ class ShadowMindRuntimePlugin:
 
     @hookimpl
     def dsh_agent_status(self, agent: Agent, status: str) -> None:
-        if self.runtime is not None and status == "idle" and agent.is_root:
-            self.runtime.on_agent_idle(agent)
+        if status == "idle" and self.runtime is not None:
+            self.runtime.on_agent_idle(agent)  # roots only: a child has no owner state
 
     @hookimpl
     def dsh_agent_created(self, agent: Agent) -> None:

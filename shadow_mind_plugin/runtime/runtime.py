@@ -144,31 +144,34 @@ class ShadowRuntime:
         if change == "discarded" and agent.is_root:
             self.output.inbox_discarded(message)
             return
-        if change != "inserted" or not agent.is_root or self.ctx.stopped:
+        if change != "inserted":
             return
-        if message.source_kind != "user":
+        state = self._owners.states.get(agent.id)  # owners are roots: a child has none
+        if state is None or self.ctx.stopped or message.source_kind != "user":
             return  # relays and plugin deliveries are not real user input
-        state = self.owners.get(agent.id)
-        if state is None:
-            return
         self._owners.reset_for_user_input(state)
         self.cancel_owner(state, ReasonCode.USER_MESSAGE_RECEIVED, CancellationSource.USER_INPUT)
 
     def on_session_event(self, session: Session, event: SessionEvent) -> None:
-        # the plugin's hook passes only the watched types (turn/end, user/message)
-        etype = event.type
-        if self.ctx.stopped or not session.header.is_root:
+        # the plugin's hook passes only the watched types (turn/end, user/message).
+        # Every root turn passes here, so a root with no owner state yet (nothing
+        # admitted: the case at probability 0) leaves after a dict lookup
+        if self.ctx.stopped:
             return
-        agent = self.ctx.live_root(session.id)
+        # agents, and so owners, are keyed by session id (``_owners.states``: a
+        # property call fewer on the path every turn takes)
+        state = self._owners.states.get(session.id)
+        if event.type == EventTypes.USER_MESSAGE:
+            self._on_user_message(session, state, event)
+            return
+        kind = turn_end_kind(event)
+        if state is None and (kind != "completed" or not self.trigger.may_review()):
+            return  # no owner to cancel or evaluate, and no review to schedule
+        agent = self.ctx.live_root(session.id) if session.header.is_root else None
         if agent is None:
             return
-        if etype == EventTypes.USER_MESSAGE:
-            self._on_user_message(agent, event)
-            return
-        state = self.owners.get(agent.id)
         if state is not None:
             self.governance.evaluate_challenges(state, event)
-        kind = turn_end_kind(event)
         if kind == "aborted" and event.data.get("reason", {}).get("by") == "user":
             if state is not None:
                 self.cancel_owner(state, ReasonCode.USER_TURN_ABORTED, CancellationSource.USER_INPUT)
@@ -181,16 +184,15 @@ class ShadowRuntime:
         if state is not None:
             self.trigger.on_tool_turn(state, event.seq)
 
-    def _on_user_message(self, agent: Agent, event: SessionEvent) -> None:
+    def _on_user_message(self, session: Session, state: OwnerState | None, event: SessionEvent) -> None:
         source = event.data.get("message", {}).get("source", {})
         if source.get("kind") == REPORT_SOURCE_KIND:
-            state = self.owner(agent)
+            agent = self.ctx.live_root(session.id) if session.header.is_root else None
+            state = self.owner(agent) if agent is not None else None
             if state is not None:
                 self.governance.capture_challenges(state, event)
-        elif is_real_user(event):
-            state = self.owners.get(agent.id)
-            if state is not None:
-                self.budget.commit_user_window(state, event.seq)
+        elif state is not None and is_real_user(event) and self.ctx.live_root(session.id) is not None:
+            self.budget.commit_user_window(state, event.seq)
 
     def on_agent_created(self, agent: Agent) -> None:
         self.primer.start(agent)
@@ -205,10 +207,10 @@ class ShadowRuntime:
 
     def on_agent_idle(self, agent: Agent) -> None:
         """Headless hosts wait for background work; bound that wait."""
-        if not self.host.headless or self.ctx.stopped:
+        state = self._owners.states.get(agent.id)
+        if state is None or not self.host.headless or self.ctx.stopped:
             return
-        state = self.owners.get(agent.id)
-        if state is None or state.draining or not self.governance.busy(state):
+        if state.draining or not self.governance.busy(state):
             return
         state.draining = True
         self.host.spawn(self._headless_drain, state, name="shadow-mind:headless-drain")
