@@ -28,11 +28,12 @@ ROOT_OK = """\
 """
 
 
-def plan_script(plan: dict[str, Any], *, before: str = "", reply_extra: str = "") -> str:
+def plan_script(plan: dict[str, Any], *, before: str = "", reply_extra: str = "", repeat: bool = False) -> str:
     return (
         "responses:\n"
         + before
         + f"  - match: {{{CHILD}}}\n"
+        + ("    repeat: true\n" if repeat else "")
         + "    reply:\n"
         + reply_extra
         + f"      tool_calls: [{{name: structured_output, arguments: {json.dumps(plan)}}}]\n"
