@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING, Any, Final
 
 import attrs
 
-from hookspecs.errors import DshError, ToolArgsError
+from hookspecs.errors import DshError
 from hookspecs.fsutil import ensure_private_dir, write_atomic
 from hookspecs.values import loads_strict
 
@@ -58,7 +58,9 @@ class Approval:
 
 def check_plan_id(plan_id: str) -> str:
     if not PLAN_ID.match(plan_id):
-        raise ToolArgsError(f"planId {plan_id!r} is not a plan id (12 hex digits, as the review notice shows)")
+        raise DshError(
+            f"planId {plan_id!r} is not a plan id (12 hex digits, as the review notice shows)", code="BAD_PLAN_ID"
+        )
     return plan_id
 
 
@@ -122,7 +124,9 @@ class SkillStaging:
         try:
             raw = loads_strict(path.read_text(encoding="utf-8"))
         except FileNotFoundError:
-            raise ToolArgsError(f"there is no staged plan {plan_id!r}; `/evolution staged` lists them") from None
+            raise DshError(
+                f"there is no staged plan {plan_id!r}; `/evolution staged` lists them", code="NO_STAGED_PLAN"
+            ) from None
         except (OSError, UnicodeDecodeError, ValueError) as exc:
             raise DshError(f"{path}: unreadable staged plan: {exc}", code="STAGE_UNREADABLE") from exc
         try:
