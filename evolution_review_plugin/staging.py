@@ -91,6 +91,8 @@ class SkillStaging:
             ops=tuple(StagedOp(op=op, base=_digest(library, op.name)) for op in ops),
         )
         path = self._file(plan_id)
+        if path.exists():  # a new plan never replaces one waiting for an answer
+            raise DshError(f"{path}: a staged plan with this id already exists", code="STAGE_WRITE")
         document = {
             "planId": plan_id,
             "sessionId": session_id,
@@ -107,14 +109,19 @@ class SkillStaging:
     def pending(self) -> list[StagedPlan]:
         """Every staged plan, oldest first; an unreadable one is skipped."""
         try:
-            entries = [e for e in self.root.iterdir() if PLAN_ID.match(e.name) and (e / PLAN_FILE).is_file()]
-        except FileNotFoundError:
+            names = [entry.name for entry in self.root.iterdir() if PLAN_ID.match(entry.name)]
+        except OSError:  # no staging area yet
             return []
-        entries.sort(key=lambda e: ((e / PLAN_FILE).stat().st_mtime_ns, e.name))
-        plans = []
-        for entry in entries:
+        dated: list[tuple[int, str]] = []
+        for name in names:
             try:
-                plans.append(self.get(entry.name))
+                dated.append(((self.root / name / PLAN_FILE).stat().st_mtime_ns, name))
+            except OSError:  # a directory without its plan file
+                continue
+        plans = []
+        for _, plan_id in sorted(dated):
+            try:
+                plans.append(self.get(plan_id))
             except DshError:
                 continue
         return plans

@@ -15,6 +15,8 @@ from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from evolution_review_plugin.plan import SkillOp
 from evolution_review_plugin.skills_store import FileSkillLibrary
 from evolution_review_plugin.staging import SkillStaging
@@ -23,6 +25,7 @@ from harness.cli.run import drain
 from harness.host import open_host
 from harness.llm.scripted import AdapterPlugin, ScriptedAdapter
 from harness.testing import ROUTE, profile_rows
+from hookspecs.errors import DshError
 from hookspecs.protocols import CreateAgentOptions
 from hookspecs.values import AgentOptions, create_user_message
 
@@ -163,3 +166,20 @@ def test_a_staged_plan_is_approved_from_the_command_line(tmp_path: Path) -> None
     assert re.search(r"Plan 0123456789ab approved: skill flaky-tests saved\.", approved.stdout)
     assert (home / "skills" / "flaky-tests" / "SKILL.md").read_text() == "# Flaky tests\n\nPin the seed.\n"
     assert not (home / "skills" / ".staged" / "0123456789ab").exists()
+
+
+def test_the_staging_area_lists_plans_oldest_first_and_skips_what_it_cannot_read(tmp_path: Path) -> None:
+    library = FileSkillLibrary(tmp_path / "skills", content_chars=100_000)
+    staging = SkillStaging(tmp_path / "skills" / ".staged")
+    assert staging.pending() == []  # no staging area yet
+    op = SkillOp(action="write", name="a", content="# a\n")
+    staging.stage("00000000000b", [op], session_id="s", summary="", library=library)
+    staging.stage("00000000000a", [op], session_id="s", summary="", library=library)
+    (tmp_path / "skills" / ".staged" / "0000000000ff").mkdir()  # no plan file
+    (tmp_path / "skills" / ".staged" / "0000000000ee").mkdir()
+    (tmp_path / "skills" / ".staged" / "0000000000ee" / "plan.json").write_text("{not json")
+    assert sorted(p.plan_id for p in staging.pending()) == ["00000000000a", "00000000000b"]
+    with pytest.raises(DshError, match="a staged plan with this id already exists"):
+        staging.stage("00000000000a", [op], session_id="s", summary="", library=library)
+    with pytest.raises(DshError, match="0000000000ee.*unreadable staged plan"):
+        staging.get("0000000000ee")
