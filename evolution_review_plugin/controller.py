@@ -27,8 +27,9 @@ from hookspecs.errors import DshError
 from hookspecs.values import EventTypes, SessionEvent, TurnEndKinds
 
 from .delivery import Delivered, deliver_message, notice_message
-from .plan import why_nothing
-from .prompts import COMPLETION_SKILL_REVIEW_PROMPT, applied_notice, nothing_landed_notice, review_prompt
+from .plan import applied_payload
+from .prompts import COMPLETION_SKILL_REVIEW_PROMPT, report_notice, review_prompt
+from .reviewer import COALESCED
 from .signals import Counters, ReviewKind, Thresholds, TurnSignals, advance, event_message, fold_turn
 from .vocabulary import PLAN_APPLIED, REVIEW_SCHEDULED
 
@@ -163,24 +164,12 @@ class ReviewController:
         """Deliver the pending review; False when nothing could be delivered."""
         if self.settings.config.review_mode == "subagent":
             report = await self.reviewer.review(agent, kind, signals)
+            if report == COALESCED:
+                return False  # the same (session, kind) is in flight: keep the latch, no prompt
             if report is not None:
                 self.emit(REVIEW_SCHEDULED, self._scheduled(agent, kind, signals))
-                notice = (
-                    applied_notice(report.summary, report.memory_applied, report.skills_applied)
-                    if report.landed
-                    else nothing_landed_notice(why_nothing(report))
-                )
-                self.emit(
-                    PLAN_APPLIED,
-                    {
-                        "sessionId": agent.id,
-                        "kind": kind,
-                        "memoryApplied": report.memory_applied,
-                        "skillApplied": list(report.skills_applied),
-                        "rejectedOps": list(report.rejected),
-                        "executionFailures": list(report.failures),
-                    },
-                )
+                notice = report_notice(report)
+                self.emit(PLAN_APPLIED, applied_payload(report, session_id=agent.id, kind=kind))
                 # the plan already landed: a refused notice must not re-run the review
                 self._deliver(agent, notice, "review result", state)
                 return True

@@ -2,24 +2,34 @@
 
 Validation checks each op's shape, the plan's size (``maxOpsPerPlan``),
 protected skills, and read-before-write: an op changing an existing skill the
-child never read is dropped. Execution applies what is left to the stores and
-reports every op's fate, so one notice can say what landed or why nothing did.
+child never read is dropped. Execution applies what is left to the stores (or
+stages the skill writes for approval) and reports every op's fate, so one
+notice and one ``evolution/plan-applied`` ledger entry say what landed or why
+nothing did.
 """
 
 from __future__ import annotations
 
-from collections.abc import Collection, Sequence
+import hashlib
+import json
+from collections.abc import Callable, Collection, Sequence
 from typing import TYPE_CHECKING, Any, Final
 
 import attrs
 
 from hookspecs.errors import DshError
+from hookspecs.scrub import scrub_text
 from hookspecs.stores import MemoryOp
 
 from .vocabulary import REVIEW_ORIGIN
 
 if TYPE_CHECKING:
     from hookspecs.stores import MemoryStore, SkillLibrary
+
+    from .config import Effective
+
+#: bound on one reason string in a notice or the ledger (names come from the child)
+REASON_CHARS: Final = 200
 
 OUTPUT_SCHEMA: Final = {
     "type": "object",
@@ -47,19 +57,68 @@ class ValidPlan:
     skill_ops: tuple[SkillOp, ...] = ()
     summary: str = ""
     rejected: tuple[str, ...] = ()
+    #: evidence entries the accepted ops carried (the reference counts them the same way)
+    evidence_quotes: int = 0
 
 
 @attrs.frozen(kw_only=True)
 class PlanReport:
     memory_applied: int = 0
     skills_applied: tuple[str, ...] = ()
+    #: skill ops written to the staging area, waiting for ``/evolution approve``
+    skills_staged: tuple[str, ...] = ()
     rejected: tuple[str, ...] = ()
     failures: tuple[str, ...] = ()
+    #: why execution stopped part-way (an unexpected error); what landed before it counts
+    execution_error: str | None = None
     summary: str = ""
+    plan_id: str = ""
+    policy_fingerprint: str = ""
+    evidence_quotes: int = 0
+    estimated_input_chars: int = 0
 
     @property
     def landed(self) -> bool:
-        return bool(self.memory_applied or self.skills_applied)
+        return bool(self.memory_applied or self.skills_applied or self.skills_staged)
+
+
+def policy_fingerprint(settings: Effective) -> str:
+    """A stable digest of the effective settings a plan is validated and applied
+    against: equal settings give equal digests in any process."""
+    canonical = json.dumps(attrs.asdict(settings), sort_keys=True, default=str, separators=(",", ":"))
+    return hashlib.sha256(canonical.encode("utf-8")).hexdigest()[:12]
+
+
+def applied_payload(report: PlanReport, *, session_id: str, kind: str) -> dict[str, Any]:
+    """The ``evolution/plan-applied`` payload."""
+    payload: dict[str, Any] = {
+        "sessionId": session_id,
+        "kind": kind,
+        "planId": report.plan_id,
+        "policyFingerprint": report.policy_fingerprint,
+        "memoryApplied": report.memory_applied,
+        "skillApplied": list(report.skills_applied),
+        "skillStaged": list(report.skills_staged),
+        "rejectedOps": list(report.rejected),
+        "executionFailures": list(report.failures),
+        "evidenceQuotes": report.evidence_quotes,
+        "estimatedInputChars": report.estimated_input_chars,
+    }
+    if report.execution_error is not None:
+        payload["executionError"] = report.execution_error
+    return payload
+
+
+def _reason(text: str) -> str:
+    return scrub_text(text, limit=REASON_CHARS)
+
+
+def _evidence(raw: dict[str, Any]) -> int | str:
+    """How many evidence entries an op carries (``evidence``: a list, optional)."""
+    evidence = raw.get("evidence", [])
+    if not isinstance(evidence, list):
+        return "an op's evidence must be a list of quotes"
+    return len(evidence)
 
 
 def _memory_op(raw: Any) -> MemoryOp | str:
@@ -105,30 +164,48 @@ def validate_plan(
     if total > max_ops:
         return f"the plan has {total} operations, over maxOpsPerPlan = {max_ops}"
     rejected: list[str] = []
+    evidence = 0
     memory: list[MemoryOp] = []
     for raw in memory_raw:
         op = _memory_op(raw)
-        rejected.append(op) if isinstance(op, str) else memory.append(op)
+        quotes = _evidence(raw) if not isinstance(op, str) else op
+        if isinstance(quotes, str):
+            rejected.append(_reason(quotes))
+            continue
+        assert not isinstance(op, str)
+        memory.append(op)
+        evidence += quotes
     skills: list[SkillOp] = []
     for raw in skill_raw:
         sop = _skill_op(raw)
-        if isinstance(sop, str):
-            rejected.append(sop)
-        elif library is None:
-            rejected.append(f"skill {sop.name!r}: no skill library")
-        elif library.is_protected(sop.name):
-            rejected.append(f"skill {sop.name!r} is protected")
-        elif sop.name not in read_by_child and _exists(library, sop.name):
-            rejected.append(f"skill {sop.name!r} was not read before the change (dropped)")
-        else:
-            skills.append(sop)
+        why = sop if isinstance(sop, str) else _skill_refusal(sop, raw, library, read_by_child)
+        if isinstance(why, str):
+            rejected.append(_reason(why))
+            continue
+        assert not isinstance(sop, str)
+        skills.append(sop)
+        evidence += why
     summary = structured.get("summary")
     return ValidPlan(
         memory_ops=tuple(memory),
         skill_ops=tuple(skills),
         summary=summary.strip() if isinstance(summary, str) else "",
         rejected=tuple(rejected),
+        evidence_quotes=evidence,
     )
+
+
+def _skill_refusal(
+    op: SkillOp, raw: dict[str, Any], library: SkillLibrary | None, read_by_child: Collection[str]
+) -> str | int:
+    """Why a well-formed skill op is refused, else its evidence count."""
+    if library is None:
+        return f"skill {op.name!r}: no skill library"
+    if library.is_protected(op.name):
+        return f"skill {op.name!r} is protected"
+    if op.name not in read_by_child and _exists(library, op.name):
+        return f"skill {op.name!r} was not read before the change (dropped)"
+    return _evidence(raw)
 
 
 def _exists(library: SkillLibrary, name: str) -> bool:
@@ -138,44 +215,97 @@ def _exists(library: SkillLibrary, name: str) -> bool:
         return False  # an invalid name: the write itself reports it
 
 
-def execute_plan(plan: ValidPlan, *, memory: MemoryStore | None, library: SkillLibrary | None) -> PlanReport:
-    failures: list[str] = []
-    rejected = list(plan.rejected)
-    applied = 0
-    if plan.memory_ops:
+#: stages a plan's skill ops for approval (returns nothing; raises DshError when it cannot)
+StageSkills = Callable[[Sequence[SkillOp]], None]
+
+
+def apply_skill_op(library: SkillLibrary, op: SkillOp) -> None:
+    """One skill op, with the origin every plan write records."""
+    if op.action == "write":
+        library.write(op.name, op.content, origin=REVIEW_ORIGIN)
+    else:
+        library.patch(op.name, op.old, op.new, origin=REVIEW_ORIGIN)
+
+
+@attrs.define(eq=False)
+class _Execution:
+    """What one plan execution has done so far."""
+
+    rejected: list[str]
+    failures: list[str] = attrs.field(factory=list)
+    applied: int = 0
+    skills: list[str] = attrs.field(factory=list)
+    staged: list[str] = attrs.field(factory=list)
+
+    def memory(self, memory: MemoryStore | None, ops: Sequence[MemoryOp]) -> None:
+        if not ops:
+            return
         if memory is None:
-            rejected.append("memory ops: no memory store")
-        else:
-            try:
-                outcomes = memory.apply_batch(plan.memory_ops)
-            except DshError as exc:
-                failures.append(exc.message)
-                outcomes = []
-            applied = sum(1 for o in outcomes if o.applied)
-            rejected += [f"memory op {o.index + 1}: {o.reason}" for o in outcomes if not o.applied]
-    skills: list[str] = []
-    for op in plan.skill_ops:
-        assert library is not None  # validate_plan rejects skill ops without a library
+            self.rejected.append("memory ops: no memory store")
+            return
         try:
-            if op.action == "write":
-                library.write(op.name, op.content, origin=REVIEW_ORIGIN)
-            else:
-                library.patch(op.name, op.old, op.new, origin=REVIEW_ORIGIN)
+            outcomes = memory.apply_batch(ops)
         except DshError as exc:
-            failures.append(f"skill {op.name!r}: {exc.message}")
-            continue
-        skills.append(op.name)
+            self.failures.append(_reason(exc.message))
+            return
+        self.applied = sum(1 for o in outcomes if o.applied)
+        self.rejected += [_reason(f"memory op {o.index + 1}: {o.reason}") for o in outcomes if not o.applied]
+
+    def skill_ops(self, library: SkillLibrary | None, ops: Sequence[SkillOp], stage: StageSkills | None) -> None:
+        if not ops:
+            return
+        assert library is not None  # validate_plan rejects skill ops without a library
+        if stage is not None:
+            try:
+                stage(ops)
+            except DshError as exc:
+                self.failures.append(_reason(f"staging the skill changes: {exc.message}"))
+                return
+            self.staged = [op.name for op in ops]
+            return
+        for op in ops:
+            try:
+                apply_skill_op(library, op)
+            except DshError as exc:
+                self.failures.append(_reason(f"skill {op.name!r}: {exc.message}"))
+                continue
+            self.skills.append(op.name)
+
+
+def execute_plan(
+    plan: ValidPlan,
+    *,
+    memory: MemoryStore | None,
+    library: SkillLibrary | None,
+    stage: StageSkills | None = None,
+) -> PlanReport:
+    """Apply ``plan``: memory ops in one batch, skill ops written with origin
+    ``background_review`` — or, with ``stage``, handed to it to wait for
+    approval. A per-op refusal is reported and the rest goes on; an unexpected
+    error stops the execution and is reported with what landed before it."""
+    done = _Execution(rejected=list(plan.rejected))
+    error: str | None = None
+    try:
+        done.memory(memory, plan.memory_ops)
+        done.skill_ops(library, plan.skill_ops, stage)
+    except Exception as exc:  # reported in the ledger and the notice, never lost
+        error = _reason(f"{type(exc).__name__}: {exc}")
     return PlanReport(
-        memory_applied=applied,
-        skills_applied=tuple(skills),
-        rejected=tuple(rejected),
-        failures=tuple(failures),
+        memory_applied=done.applied,
+        skills_applied=tuple(done.skills),
+        skills_staged=tuple(done.staged),
+        rejected=tuple(done.rejected),
+        failures=tuple(done.failures),
+        execution_error=error,
         summary=plan.summary,
+        evidence_quotes=plan.evidence_quotes,
     )
 
 
 def why_nothing(report: PlanReport) -> str:
     reasons: Sequence[str] = [*report.rejected, *report.failures]
+    if report.execution_error is not None:
+        reasons = [*reasons, f"stopped: {report.execution_error}"]
     if not reasons:
         return report.summary or "the review found nothing worth keeping"
     return "; ".join(reasons)

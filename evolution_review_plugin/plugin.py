@@ -27,11 +27,13 @@ from hookspecs.stores import (
 )
 from hookspecs.values import Ask, EventTypes, PreExecuteDecision, PromptAssembly, PromptSection
 
+from .command import evolution_command
 from .config import Effective, ReviewConfig, clamp
 from .controller import ReviewController
 from .memory_store import FileMemoryStore
 from .reviewer import Reviewer
 from .skills_store import FileSkillLibrary
+from .staging import STAGED_DIR, SkillStaging
 from .state_store import ReviewStateStore
 from .tools import ReadLedger, memory_tool, needs_approval, skill_tool
 from .vocabulary import MEMORY_DIR, SKILL_MUTATED, SKILLS_DIR, STATE_FILE
@@ -67,6 +69,7 @@ class EvolutionReviewPlugin:
         self.settings: Effective | None = None
         self.memory: MemoryStore | None = None
         self.skills: SkillLibrary | None = None
+        self.staging: SkillStaging | None = None
         self.controller: ReviewController | None = None
         self.ledger = ReadLedger()
         #: root agent id -> the memory section frozen at its session start
@@ -78,6 +81,10 @@ class EvolutionReviewPlugin:
     def dsh_register_tools(self, register: Callable[[ToolDefinition], None]) -> None:
         register(skill_tool(self._skills, self.ledger))
         register(memory_tool(self._memory))
+
+    @hookimpl
+    def dsh_register_commands(self, register: Callable[[Any], None]) -> None:
+        register(evolution_command(lambda: self.staging, self._skills))
 
     def _skills(self) -> SkillLibrary:
         if self.skills is None:
@@ -103,8 +110,9 @@ class EvolutionReviewPlugin:
                 services.provide(MEMORY_SERVICE, found)
         self.memory = found
         library = services.get(SKILLS_SERVICE) if services is not None else None
+        root = Path(settings.skills_root).expanduser() if settings.skills_root else home / SKILLS_DIR
+        self.staging = SkillStaging(root / STAGED_DIR)
         if library is None:
-            root = Path(settings.skills_root).expanduser() if settings.skills_root else home / SKILLS_DIR
             library = FileSkillLibrary(
                 root,
                 content_chars=settings.skill_content_chars,
@@ -117,7 +125,13 @@ class EvolutionReviewPlugin:
                 services.provide(SKILLS_SERVICE, library)
         self.skills = library
         reviewer = Reviewer(
-            host, settings, memory=lambda: self.memory, skills=lambda: self.skills, emit=self._emit, logger=logger
+            host,
+            settings,
+            memory=lambda: self.memory,
+            skills=lambda: self.skills,
+            emit=self._emit,
+            logger=logger,
+            staging=self.staging,
         )
         self.controller = ReviewController(
             settings,

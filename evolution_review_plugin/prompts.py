@@ -8,7 +8,11 @@ from collections.abc import Sequence
 from hookspecs.scrub import scrub_text
 from hookspecs.values import EventTypes, SessionEvent
 
+from .plan import PlanReport, why_nothing
 from .signals import ReviewKind, TurnSignals, event_message, text_of
+
+#: bound on a notice (the reference's zero-landing explanation is at most 500 characters)
+NOTICE_CHARS = 500
 
 _FOCUS = {
     "memory": (
@@ -103,14 +107,33 @@ def _result_text(event: SessionEvent) -> str:
     return text_of(message) if message is not None else ""
 
 
-def applied_notice(summary: str, memory: int, skills: Sequence[str]) -> str:
+def _skills(names: Sequence[str]) -> str:
+    return ("skills " if len(names) > 1 else "skill ") + ", ".join(names)
+
+
+def applied_notice(report: PlanReport) -> str:
     parts = []
+    memory = report.memory_applied
     if memory:
         parts.append(f"{memory} memory note{'s' if memory != 1 else ''} saved")
-    if skills:
-        parts.append(("skills " if len(skills) > 1 else "skill ") + ", ".join(skills) + " saved")
-    return scrub_text(f"💾 Self-improvement review: {'; '.join(parts)}. {summary}".strip(), limit=500)
+    if report.skills_applied:
+        parts.append(_skills(report.skills_applied) + " saved")
+    if report.skills_staged:
+        plan = report.plan_id
+        parts.append(
+            f"{_skills(report.skills_staged)} staged for your approval "
+            f"(`/evolution approve {plan}` applies, `/evolution reject {plan}` discards)"
+        )
+    text = f"💾 Self-improvement review: {'; '.join(parts)}."
+    if report.execution_error is not None:
+        text += f" (stopped: {report.execution_error})"
+    return scrub_text(f"{text} {report.summary}".strip(), limit=NOTICE_CHARS)
 
 
 def nothing_landed_notice(reason: str) -> str:
-    return scrub_text(f"Self-improvement review: nothing was saved ({reason}).", limit=500)
+    return scrub_text(f"Self-improvement review: nothing was saved ({reason}).", limit=NOTICE_CHARS)
+
+
+def report_notice(report: PlanReport) -> str:
+    """The one notice of an executed plan: what landed, or why nothing did."""
+    return applied_notice(report) if report.landed else nothing_landed_notice(why_nothing(report))

@@ -10,6 +10,7 @@ from typing import Any
 
 import pytest
 import trio
+import trio.testing
 
 from evolution_review_plugin.prompts import review_prompt
 from evolution_review_plugin.vocabulary import PLAN_APPLIED, REVIEW_ERROR, REVIEW_SCHEDULED
@@ -28,11 +29,12 @@ ROOT_OK = """\
 """
 
 
-def plan_script(plan: dict[str, Any], *, before: str = "", reply_extra: str = "") -> str:
+def plan_script(plan: dict[str, Any], *, before: str = "", reply_extra: str = "", repeat: bool = False) -> str:
     return (
         "responses:\n"
         + before
         + f"  - match: {{{CHILD}}}\n"
+        + ("    repeat: true\n" if repeat else "")
         + "    reply:\n"
         + reply_extra
         + f"      tool_calls: [{{name: structured_output, arguments: {json.dumps(plan)}}}]\n"
@@ -157,7 +159,7 @@ async def test_no_subagent_service_falls_back_to_the_prompt(dsh_host: Any) -> No
         assert reviews(agent) == [review_prompt("memory")]
 
 
-async def test_a_second_review_while_one_is_in_flight_falls_back(dsh_host: Any) -> None:
+async def test_a_second_review_while_one_is_in_flight_falls_back(dsh_host: Any, clock: trio.testing.MockClock) -> None:
     script = plan_script(PLAN, reply_extra="      delay_seconds: 5\n")
     async with evolution_host(dsh_host, script, **CONFIG) as (host, _):
         first, second = await dsh_host.new_root(host), await dsh_host.new_root(host)

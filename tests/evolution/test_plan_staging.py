@@ -1,0 +1,185 @@
+"""Approval-staged plan writes: in an interactive host a review plan's skill
+writes wait under ``skills/.staged/<planId>/`` until the user runs
+``/evolution approve`` (or ``reject``); headless hosts apply them directly.
+Real host (interactive), real files, and one real ``harness run`` process."""
+
+from __future__ import annotations
+
+import json
+import logging
+import re
+import subprocess
+import sys
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from evolution_review_plugin.plan import SkillOp
+from evolution_review_plugin.skills_store import FileSkillLibrary
+from evolution_review_plugin.staging import SkillStaging
+from evolution_review_plugin.vocabulary import PLAN_APPLIED, SKILL_MUTATED
+from harness.cli.run import drain
+from harness.host import open_host
+from harness.llm.scripted import AdapterPlugin, ScriptedAdapter
+from harness.testing import ROUTE, profile_rows
+from hookspecs.errors import DshError
+from hookspecs.protocols import CreateAgentOptions
+from hookspecs.values import AgentOptions, create_user_message
+
+from ..cli_env import cli_env
+from .helpers import ProcessEventRecorder, evolution_host, reviews, row, say
+from .test_subagent_review import CHILD, CONFIG, PLAN, plan_script
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+@asynccontextmanager
+async def interactive(home: Path, workspace: Path, script: str) -> AsyncIterator[tuple[Any, Any, ProcessEventRecorder]]:
+    """An interactive (not headless) host, one root agent, one finished conversation."""
+    recorder = ProcessEventRecorder()
+    adapter = ScriptedAdapter.from_text(script, provider=ROUTE[0])
+    async with open_host(
+        rows=profile_rows([row(**CONFIG)]),
+        dsh_home=home,
+        cwd=workspace,
+        headless=False,
+        extra_plugins=[("model", AdapterPlugin(adapter)), ("recorder", recorder)],
+        environ={},
+        logger=logging.getLogger("evolution-test"),
+    ) as host:
+        options = AgentOptions(provider=ROUTE[0], model=ROUTE[1])
+        agent = (await host.agents.create(CreateAgentOptions(agent_options=options))).agent
+        agent.followup(create_user_message("hello there, answer in French please"))
+        await drain(host, agent)
+        yield host, agent, recorder
+
+
+async def command(host: Any, agent: Any, line: str) -> tuple[str, str]:
+    result = await host.commands.execute(agent, line)
+    return result.kind, result.text
+
+
+async def test_an_interactive_host_stages_skill_writes_until_approved(dsh_home: Path, dsh_workspace: Path) -> None:
+    async with interactive(dsh_home, dsh_workspace, plan_script(PLAN)) as (host, agent, recorder):
+        [applied] = recorder.named(PLAN_APPLIED)
+        plan_id = applied["planId"]
+        assert (applied["skillApplied"], applied["skillStaged"], applied["memoryApplied"]) == ([], ["make-check"], 1)
+        # memory notes are not staged; the skill waits
+        assert (dsh_home / "memory" / "USER.md").read_text() == "Prefers answers in French.\n"
+        skill = dsh_home / "skills" / "make-check" / "SKILL.md"
+        assert not skill.exists()
+        staged = dsh_home / "skills" / ".staged" / plan_id / "plan.json"
+        assert json.loads(staged.read_text())["ops"][0]["name"] == "make-check"
+        assert oct(staged.stat().st_mode & 0o777) == "0o600"
+        assert {oct(d.stat().st_mode & 0o777) for d in (staged.parent, staged.parent.parent)} == {"0o700"}
+        [notice] = reviews(agent)
+        assert f"skill make-check staged for your approval (`/evolution approve {plan_id}`" in notice
+        assert recorder.named(SKILL_MUTATED) == []
+
+        kind, listing = await command(host, agent, "/evolution")
+        assert kind == "success" and f"- {plan_id}: skill make-check (write) — Kept a preference" in listing
+        kind, shown = await command(host, agent, f"/evolution show {plan_id}")
+        assert kind == "success" and "Run `make check` before a commit." in shown
+
+        kind, text = await command(host, agent, f"/evolution approve {plan_id}")
+        assert (kind, text) == ("success", f"Plan {plan_id} approved: skill make-check saved.")
+        assert "Run `make check` before a commit." in skill.read_text()
+        assert recorder.named(SKILL_MUTATED) == [{"name": "make-check", "action": "create", "origin": "background_review"}]
+        assert not staged.parent.exists()
+        assert await command(host, agent, "/evolution staged") == ("success", "No staged skill changes.")
+
+
+async def test_a_rejected_plan_writes_nothing(dsh_home: Path, dsh_workspace: Path) -> None:
+    async with interactive(dsh_home, dsh_workspace, plan_script(PLAN)) as (host, agent, recorder):
+        plan_id = recorder.named(PLAN_APPLIED)[0]["planId"]
+        kind, text = await command(host, agent, f"/evolution reject {plan_id}")
+        assert (kind, text) == ("success", f"Plan {plan_id} rejected: skill make-check (write) discarded.")
+        assert not (dsh_home / "skills" / "make-check").exists()
+        assert not (dsh_home / "skills" / ".staged" / plan_id).exists()
+        assert await command(host, agent, f"/evolution approve {plan_id}") == (
+            "error",
+            f"there is no staged plan {plan_id!r}; `/evolution staged` lists them",
+        )
+
+
+async def test_a_skill_changed_since_the_review_is_not_overwritten(dsh_home: Path, dsh_workspace: Path) -> None:
+    skill = dsh_home / "skills" / "deploy" / "SKILL.md"
+    skill.parent.mkdir(parents=True)
+    skill.write_text("# deploy\n\nPush to staging first.\n")
+    plan = {"memoryOps": [], "skillOps": [{"action": "patch", "name": "deploy", "old": "staging", "new": "a canary"}]}
+    read_first = (
+        f"  - match: {{{CHILD}, has_tools: [skill]}}\n"
+        "    reply:\n"
+        "      tool_calls: [{name: skill, arguments: {action: read, name: deploy}}]\n"
+    )
+    async with interactive(dsh_home, dsh_workspace, plan_script(plan, before=read_first)) as (host, agent, recorder):
+        plan_id = recorder.named(PLAN_APPLIED)[0]["planId"]
+        skill.write_text("# deploy\n\nPush to staging first, then tell the team.\n")  # edited meanwhile
+        kind, text = await command(host, agent, f"/evolution approve {plan_id}")
+        assert kind == "success"
+        assert text == (
+            f"Plan {plan_id} approved: nothing applied; not applied: skill 'deploy' changed since the review; not overwritten."
+        )
+        assert skill.read_text() == "# deploy\n\nPush to staging first, then tell the team.\n"
+
+
+async def test_bad_command_input_gets_one_line_naming_it(dsh_home: Path, dsh_workspace: Path) -> None:
+    async with interactive(dsh_home, dsh_workspace, plan_script(PLAN)) as (host, agent, _):
+        assert await command(host, agent, "/evolution approve ../../etc") == (
+            "error",
+            "planId '../../etc' is not a plan id (12 hex digits, as the review notice shows)",
+        )
+        assert await command(host, agent, "/evolution frobnicate") == (
+            "error",
+            "usage: /evolution [staged|show PLAN|approve PLAN|reject PLAN]",
+        )
+        assert (await command(host, agent, "/evolution approve"))[0] == "error"
+
+
+async def test_a_headless_host_applies_plan_writes_directly(dsh_host: Any, dsh_home: Path) -> None:
+    async with evolution_host(dsh_host, plan_script(PLAN), **CONFIG) as (host, recorder):
+        agent = await dsh_host.new_root(host)
+        await say(host, agent, "hello there, a question")
+        assert (dsh_home / "skills" / "make-check" / "SKILL.md").exists()
+        assert recorder.named(PLAN_APPLIED)[0]["skillStaged"] == []
+        assert not (dsh_home / "skills" / ".staged").exists()
+
+
+def test_a_staged_plan_is_approved_from_the_command_line(tmp_path: Path) -> None:
+    home = tmp_path / "home"
+    library = FileSkillLibrary(home / "skills", content_chars=100_000)
+    staging = SkillStaging(home / "skills" / ".staged")
+    op = SkillOp(action="write", name="flaky-tests", content="# Flaky tests\n\nPin the seed.\n")
+    staging.stage("0123456789ab", [op], session_id="s1", summary="kept a fix", library=library)
+    argv = [sys.executable, "-m", "harness", "run", "--profile", "examples/profiles/evolution-scripted.yml"]
+    env = cli_env(DSH_HOME=str(home))
+    listed = subprocess.run([*argv, "/evolution"], cwd=ROOT, env=env, capture_output=True, text=True, timeout=120)
+    assert listed.returncode == 0, listed.stderr
+    assert "- 0123456789ab: skill flaky-tests (write) — kept a fix" in listed.stdout
+    approved = subprocess.run(
+        [*argv, "/evolution approve 0123456789ab"], cwd=ROOT, env=env, capture_output=True, text=True, timeout=120
+    )
+    assert approved.returncode == 0, approved.stderr
+    assert re.search(r"Plan 0123456789ab approved: skill flaky-tests saved\.", approved.stdout)
+    assert (home / "skills" / "flaky-tests" / "SKILL.md").read_text() == "# Flaky tests\n\nPin the seed.\n"
+    assert not (home / "skills" / ".staged" / "0123456789ab").exists()
+
+
+def test_the_staging_area_lists_plans_oldest_first_and_skips_what_it_cannot_read(tmp_path: Path) -> None:
+    library = FileSkillLibrary(tmp_path / "skills", content_chars=100_000)
+    staging = SkillStaging(tmp_path / "skills" / ".staged")
+    assert staging.pending() == []  # no staging area yet
+    op = SkillOp(action="write", name="a", content="# a\n")
+    staging.stage("00000000000b", [op], session_id="s", summary="", library=library)
+    staging.stage("00000000000a", [op], session_id="s", summary="", library=library)
+    (tmp_path / "skills" / ".staged" / "0000000000ff").mkdir()  # no plan file
+    (tmp_path / "skills" / ".staged" / "0000000000ee").mkdir()
+    (tmp_path / "skills" / ".staged" / "0000000000ee" / "plan.json").write_text("{not json")
+    assert sorted(p.plan_id for p in staging.pending()) == ["00000000000a", "00000000000b"]
+    with pytest.raises(DshError, match="a staged plan with this id already exists"):
+        staging.stage("00000000000a", [op], session_id="s", summary="", library=library)
+    with pytest.raises(DshError, match="0000000000ee.*unreadable staged plan"):
+        staging.get("0000000000ee")
