@@ -27,10 +27,13 @@ from hookspecs.stores import (
 )
 from hookspecs.values import Ask, EventTypes, PreExecuteDecision, PromptAssembly, PromptSection
 
+from .command import EvolutionCommand
 from .config import Effective, ReviewConfig, clamp
 from .controller import ReviewController
+from .live import LIVE_SPEC, LiveSettings
 from .memory_store import FileMemoryStore
 from .reviewer import Reviewer
+from .settings_tab import ReviewSettingsTab
 from .skills_store import FileSkillLibrary
 from .state_store import ReviewStateStore
 from .tools import ReadLedger, memory_tool, needs_approval, skill_tool
@@ -68,11 +71,24 @@ class EvolutionReviewPlugin:
         self.memory: MemoryStore | None = None
         self.skills: SkillLibrary | None = None
         self.controller: ReviewController | None = None
+        self.live: LiveSettings | None = None
         self.ledger = ReadLedger()
         #: root agent id -> the memory section frozen at its session start
         self.snapshots: dict[str, str] = {}
 
     # --- registration -----------------------------------------------------------------------------
+
+    @hookimpl
+    def dsh_register_settings(self, register: Callable[[Any], None]) -> None:
+        register(LIVE_SPEC)
+
+    @hookimpl
+    def dsh_register_commands(self, register: Callable[[Any], None]) -> None:
+        register(EvolutionCommand(lambda: self.live).definition())
+
+    @hookimpl
+    def dsh_register_client(self, register: Callable[[Any], None]) -> None:
+        register(ReviewSettingsTab(lambda: self.live).tab())
 
     @hookimpl
     def dsh_register_tools(self, register: Callable[[ToolDefinition], None]) -> None:
@@ -94,6 +110,7 @@ class EvolutionReviewPlugin:
         self.host = host
         logger = host.logger.getChild("evolution_review")
         settings = self.settings = clamp(self.config, logger.warning)
+        live = self.live = LiveSettings(settings, getattr(host, "settings", None))
         home = Path(host.paths.dsh_home)
         services = services_of(host)
         found = services.get(MEMORY_SERVICE) if services is not None else None
@@ -124,6 +141,7 @@ class EvolutionReviewPlugin:
             store=ReviewStateStore(home / STATE_FILE, logger=logger),
             reviewer=reviewer,
             agent_of=host.agents.get,
+            knobs=live.knobs,
             emit=self._emit,
             logger=logger,
         )
@@ -138,7 +156,9 @@ class EvolutionReviewPlugin:
     @hookimpl
     def dsh_session_event(self, session: Session, event: SessionEvent) -> None:
         controller = self.controller
-        if controller is None or self.host is None or not self.config.review_enabled or not session.header.is_root:
+        if controller is None or self.host is None or self.live is None or not session.header.is_root:
+            return
+        if event.type not in (EventTypes.TURN_START, EventTypes.TURN_END) or not self.live.knobs().review_enabled:
             return
         if event.type == EventTypes.TURN_START:
             controller.on_turn_start(session, event)
