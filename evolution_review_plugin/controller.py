@@ -34,6 +34,7 @@ from .delivery import Delivered, deliver_message, notice_message
 from .plan import why_nothing
 from .prompts import COMPLETION_SKILL_REVIEW_PROMPT, applied_notice, nothing_landed_notice, review_prompt
 from .signals import Counters, ReviewKind, Thresholds, TurnSignals, advance, event_message, fold_turn
+from .sweep import sweep
 from .vocabulary import PLAN_APPLIED, REVIEW_SCHEDULED
 
 if TYPE_CHECKING:
@@ -72,6 +73,7 @@ class ReviewController:
         knobs: Callable[[], Knobs],
         emit: Callable[[str, Mapping[str, Any]], None],
         logger: logging.Logger,
+        on_prompt: Callable[[str, str], None] = lambda session_id, message_id: None,
     ) -> None:
         self.settings = settings
         self.store = store
@@ -80,6 +82,8 @@ class ReviewController:
         self.knobs = knobs
         self.emit = emit
         self.logger = logger
+        #: ``on_prompt(session id, message id)`` after a review prompt (not a notice) went out
+        self.on_prompt = on_prompt
         self.sessions: dict[str, SessionReview] = {}
 
     def thresholds(self, knobs: Knobs) -> Thresholds:
@@ -95,6 +99,7 @@ class ReviewController:
     def state(self, session_id: str) -> SessionReview:
         state = self.sessions.get(session_id)
         if state is None:
+            sweep(self.sessions, lambda sid: self.agent_of(sid) is not None)
             state = self.sessions[session_id] = SessionReview(counters=self.store.load(session_id))
         return state
 
@@ -195,7 +200,7 @@ class ReviewController:
                     },
                 )
                 # the plan already landed: a refused notice must not re-run the review
-                self._deliver(agent, notice, "review result", state, knobs)
+                self._deliver(agent, notice, "review result", state, knobs, prompt=False)
                 return True
         if self._deliver(agent, review_prompt(kind), f"{kind} review", state, knobs) == "refused":
             return False
@@ -213,11 +218,15 @@ class ReviewController:
             return
         self.emit(REVIEW_SCHEDULED, {"sessionId": agent.id, "kind": "skill", "toolCalls": state.counters.tool_calls_total})
 
-    def _deliver(self, agent: Agent, text: str, summary: str, state: SessionReview, knobs: Knobs) -> Delivered:
+    def _deliver(
+        self, agent: Agent, text: str, summary: str, state: SessionReview, knobs: Knobs, *, prompt: bool = True
+    ) -> Delivered:
         message = notice_message(text, summary)
         how = deliver_message(agent, message, wake=knobs.review_wake_inject, logger=self.logger)
         if how == "followup":
             state.woke.add(message.id)
+        if prompt and how != "refused":
+            self.on_prompt(agent.id, message.id)  # the review runs in this session now
         return how
 
     @staticmethod

@@ -32,16 +32,18 @@ from .config import Effective, ReviewConfig, clamp
 from .controller import ReviewController
 from .live import LIVE_SPEC, LiveSettings
 from .memory_store import FileMemoryStore
+from .pinned import ReviewLibrary, ReviewMarks, is_pinned
 from .reviewer import Reviewer
 from .settings_tab import ReviewSettingsTab
 from .skills_store import FileSkillLibrary
 from .state_store import ReviewStateStore
+from .sweep import sweep
 from .tools import ReadLedger, memory_tool, needs_approval, skill_tool
 from .vocabulary import MEMORY_DIR, SKILL_MUTATED, SKILLS_DIR, STATE_FILE
 
 if TYPE_CHECKING:
     from hookspecs.protocols import Agent, Host, Session
-    from hookspecs.values import SessionEvent, ToolDefinition, ToolExecution
+    from hookspecs.values import Message, SessionEvent, ToolDefinition, ToolExecution
 
 #: the memory section's name and place in the root's system prompt
 MEMORY_SECTION = "evolution-memory"
@@ -73,6 +75,8 @@ class EvolutionReviewPlugin:
         self.controller: ReviewController | None = None
         self.live: LiveSettings | None = None
         self.ledger = ReadLedger()
+        #: root sessions working on a delivered review prompt (pinned skills are off limits)
+        self.marks = ReviewMarks()
         #: root agent id -> the memory section frozen at its session start
         self.snapshots: dict[str, str] = {}
 
@@ -92,7 +96,7 @@ class EvolutionReviewPlugin:
 
     @hookimpl
     def dsh_register_tools(self, register: Callable[[ToolDefinition], None]) -> None:
-        register(skill_tool(self._skills, self.ledger))
+        register(skill_tool(self._skills, self.ledger, self.marks))
         register(memory_tool(self._memory))
 
     def _skills(self) -> SkillLibrary:
@@ -108,6 +112,7 @@ class EvolutionReviewPlugin:
     @hookimpl
     def dsh_plugin_setup(self, host: Host) -> None:
         self.host = host
+        self.ledger.alive = self.marks.alive = self._alive
         logger = host.logger.getChild("evolution_review")
         settings = self.settings = clamp(self.config, logger.warning)
         live = self.live = LiveSettings(settings, getattr(host, "settings", None))
@@ -134,7 +139,7 @@ class EvolutionReviewPlugin:
                 services.provide(SKILLS_SERVICE, library)
         self.skills = library
         reviewer = Reviewer(
-            host, settings, memory=lambda: self.memory, skills=lambda: self.skills, emit=self._emit, logger=logger
+            host, settings, memory=lambda: self.memory, skills=self._review_library, emit=self._emit, logger=logger
         )
         self.controller = ReviewController(
             settings,
@@ -144,7 +149,15 @@ class EvolutionReviewPlugin:
             knobs=live.knobs,
             emit=self._emit,
             logger=logger,
+            on_prompt=self.marks.set,
         )
+
+    def _alive(self, agent_id: str) -> bool:
+        return self.host is not None and self.host.agents.get(agent_id) is not None
+
+    def _review_library(self) -> SkillLibrary | None:
+        # the child's plan sees pinned skills as protected, whatever the mode
+        return ReviewLibrary(self.skills) if self.skills is not None else None
 
     def _emit(self, name: str, payload: Mapping[str, Any]) -> None:
         events = process_events_of(self.host)
@@ -157,6 +170,9 @@ class EvolutionReviewPlugin:
     def dsh_session_event(self, session: Session, event: SessionEvent) -> None:
         controller = self.controller
         if controller is None or self.host is None or self.live is None or not session.header.is_root:
+            return
+        if event.type == EventTypes.USER_MESSAGE:
+            self.marks.on_user_message(session.id, event)
             return
         if event.type not in (EventTypes.TURN_START, EventTypes.TURN_END) or not self.live.knobs().review_enabled:
             return
@@ -183,6 +199,7 @@ class EvolutionReviewPlugin:
             # a hand-edited file is bounded by the same caps the store enforces on writes
             memory = _bounded(snapshot.memory, self.settings.memory_chars)
             user = _bounded(snapshot.user, self.settings.user_chars)
+            sweep(self.snapshots, self._alive)
             self.snapshots[agent.id] = memory_section(memory, user)
 
     @hookimpl
@@ -196,9 +213,21 @@ class EvolutionReviewPlugin:
         return await call_next(assembly=attrs.evolve(assembly, sections=(*assembly.sections, section)))
 
     @hookimpl
+    def dsh_agent_inbox(self, agent: Agent, change: str, message: Message) -> None:
+        if change == "discarded":
+            self.marks.on_discarded(agent.id, message.id)
+
+    def _pinned(self, name: object) -> bool:
+        try:
+            return isinstance(name, str) and self.skills is not None and is_pinned(self.skills, name)
+        except DshError:
+            return False  # a bad name: the tool says so
+
+    @hookimpl
     def dsh_agent_disposed(self, agent: Agent) -> None:
         self.snapshots.pop(agent.id, None)
         self.ledger.forget(agent.id)
+        self.marks.forget(agent.id)
         if self.controller is not None:
             self.controller.forget(agent.id)
 
@@ -208,7 +237,10 @@ class EvolutionReviewPlugin:
     async def dsh_tool_pre_execute(
         self, execution: ToolExecution, call_next: Callable[[], Awaitable[PreExecuteDecision]]
     ) -> PreExecuteDecision:
-        if self.host is not None and not self.host.headless and needs_approval(execution.name, execution.arguments):
+        host = self.host
+        if host is not None and not host.headless and needs_approval(execution.name, execution.arguments):
             name = execution.arguments.get("name")
+            if self.marks.active(execution.agent.id) and self._pinned(name):
+                return await call_next()  # the tool refuses it: nobody is asked about a write that cannot happen
             return Ask(reason=f"change skill {name!r} ({execution.arguments.get('action')})")
         return await call_next()
