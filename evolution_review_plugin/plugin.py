@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any
 
 import attrs
 
-from hookspecs import hookimpl
+from hookspecs import event_types, hookimpl
 from hookspecs.errors import DshError
 from hookspecs.stores import (
     MEMORY_SERVICE,
@@ -44,6 +44,9 @@ from .vocabulary import MEMORY_DIR, SKILL_MUTATED, SKILLS_DIR, STATE_FILE
 if TYPE_CHECKING:
     from hookspecs.protocols import Agent, Host, Session
     from hookspecs.values import Message, SessionEvent, ToolDefinition, ToolExecution
+
+#: the event types :meth:`EvolutionReviewPlugin.dsh_session_event` acts on
+WATCHED_EVENT_TYPES = frozenset({EventTypes.TURN_START, EventTypes.TURN_END, EventTypes.USER_MESSAGE})
 
 #: the memory section's name and place in the root's system prompt
 MEMORY_SECTION = "evolution-memory"
@@ -167,16 +170,18 @@ class EvolutionReviewPlugin:
     # --- the counting and delivery feed ---------------------------------------------------------
 
     @hookimpl
+    @event_types(*WATCHED_EVENT_TYPES)
     def dsh_session_event(self, session: Session, event: SessionEvent) -> None:
         controller = self.controller
-        if controller is None or self.host is None or self.live is None or not session.header.is_root:
+        if event.type not in WATCHED_EVENT_TYPES or controller is None or self.host is None or self.live is None:
+            return
+        if not session.header.is_root:
             return
         if event.type == EventTypes.USER_MESSAGE:
             self.marks.on_user_message(session.id, event)
+        elif not self.live.knobs().review_enabled:
             return
-        if event.type not in (EventTypes.TURN_START, EventTypes.TURN_END) or not self.live.knobs().review_enabled:
-            return
-        if event.type == EventTypes.TURN_START:
+        elif event.type == EventTypes.TURN_START:
             controller.on_turn_start(session, event)
         elif event.type == EventTypes.TURN_END:
             # fire-and-forget, outside the observer (no appends here); ordered per session by a lock
