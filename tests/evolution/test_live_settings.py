@@ -5,6 +5,8 @@ the field, and the old value stays."""
 
 from __future__ import annotations
 
+import subprocess
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -15,9 +17,9 @@ from evolution_review_plugin.live import DEPLOYMENT_KEYS, LIVE_KEYS, LIVE_NAMESP
 from evolution_review_plugin.prompts import review_prompt
 from harness.web.forms import field_payload, find_tab, load_form, save_form
 
+from ..cli_env import cli_env
 from .helpers import evolution_host, reviews, say
 
-pytestmark = pytest.mark.trio
 
 SCRIPT = "responses:\n  - match: {}\n    repeat: true\n    reply: {text: ok}\n"
 #: every real message of a few words counts 1; nothing fires at 50
@@ -161,3 +163,33 @@ async def test_the_web_settings_tab_edits_live_knobs_and_shows_the_deployment_on
         assert "the profile's value is 50" in reloaded["reviewMemoryInterval"].hint.help
         assert await save_form(host, tab, {"reviewMemoryInterval": None}) == {}
         assert plugin_of(host).live.knobs().memory_interval == 50
+
+
+def _cli(tmp_path: Path, line: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "harness", "run", "--profile", str(tmp_path / "profile.yml"), line],
+        cwd=tmp_path, env=cli_env(DSH_HOME=str(tmp_path / "home")), capture_output=True, text=True, timeout=120,
+    )  # fmt: skip
+
+
+def test_the_terminal_changes_a_knob_for_the_next_start_and_refuses_bad_ones(tmp_path: Path) -> None:
+    (tmp_path / "profile.yml").write_text(
+        "- {id: llm, name: scripted-llm, config: {script: script.yml}}\n"
+        "- {id: agent-loop, name: agent-loop, config: {model: scripted/m}}\n"
+        "- {id: evolution-review, name: evolution-review, config: {reviewMode: inject, reviewMemoryInterval: 50}}\n"
+    )
+    (tmp_path / "script.yml").write_text(SCRIPT)
+    bad = _cli(tmp_path, "/evolution config reviewMemoryInterval 0")
+    assert bad.returncode == 1 and bad.stdout == ""
+    assert bad.stderr.strip().splitlines() == [
+        "evolution-review-live.reviewMemoryInterval: reviewMemoryInterval must be >= 1, got 0; "
+        "reviewMemoryInterval stays 50"
+    ]
+    owned = _cli(tmp_path, "/evolution config reviewMaxDepth 2")
+    assert owned.returncode == 1 and "reviewMaxDepth is deployment-owned" in owned.stderr
+    good = _cli(tmp_path, "/evolution config reviewMemoryInterval 3")
+    assert good.returncode == 0, good.stderr
+    assert good.stdout.strip() == "reviewMemoryInterval: 3 (from the next turn boundary on)"
+    shown = _cli(tmp_path, "/evolution config")
+    assert "  reviewMemoryInterval: 3 (settings)" in shown.stdout and "  reviewMaxDepth: 1" in shown.stdout
+    assert (tmp_path / "home" / "settings.yaml").stat().st_mode & 0o077 == 0

@@ -6,6 +6,8 @@ does not end it); in subagent mode the child's plan can never change them."""
 from __future__ import annotations
 
 import json
+import logging
+from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import Any
 
@@ -14,9 +16,14 @@ import pytest
 
 from evolution_review_plugin.pinned import ReviewMarks
 from harness.cli.run import drain
-from hookspecs.values import EventTypes, SessionEvent, create_user_message, message_to_json
+from harness.host import open_host
+from harness.llm.scripted import AdapterPlugin, ScriptedAdapter
+from harness.testing import ROUTE, profile_rows
+from hookspecs import hookimpl
+from hookspecs.protocols import CreateAgentOptions
+from hookspecs.values import AgentOptions, EventTypes, SessionEvent, create_user_message, message_to_json
 
-from .helpers import evolution_host, reviews, say
+from .helpers import evolution_host, reviews, row, say
 
 pytestmark = pytest.mark.trio
 
@@ -146,3 +153,43 @@ async def test_a_mark_ends_only_with_a_real_user_message_entered_after_its_promp
     marks.set("s", "prompt-2")
     marks.on_discarded("s", "prompt-2")
     assert not marks.active("s")
+
+
+class Answerer:
+    def __init__(self) -> None:
+        self.asked: list[str] = []
+
+    @hookimpl
+    async def dsh_approval_request(self, request: Any, call_next: Callable[[], Awaitable[str]]) -> str:
+        self.asked.append(request.summary)
+        return "allowed-once"
+
+
+async def test_interactive_sessions_are_not_asked_about_a_pinned_write_the_tool_refuses(
+    dsh_home: Path, dsh_workspace: Path
+) -> None:
+    skill = pin(dsh_home)
+    script = "responses:\n" + read_then_write("first", "# deploy\n\nA.") + read_then_write("second", "# deploy\n\nB.") + TAIL
+    answerer = Answerer()
+    adapter = ScriptedAdapter.from_text(script, provider=ROUTE[0])
+    async with open_host(
+        rows=profile_rows([row(reviewEnabled=False)]),
+        dsh_home=dsh_home,
+        cwd=dsh_workspace,
+        headless=False,
+        extra_plugins=[("model", AdapterPlugin(adapter)), ("answerer", answerer)],
+        environ={},
+        logger=logging.getLogger("evolution-test"),
+    ) as host:
+        plugin = host.pm.get_plugin("evolution-review")
+        options = AgentOptions(provider=ROUTE[0], model=ROUTE[1])
+        agent = (await host.agents.create(CreateAgentOptions(agent_options=options))).agent
+        plugin.marks.set(agent.id, "a-review-prompt")  # as a delivered review prompt does
+        agent.followup(create_user_message("first"))
+        await drain(host, agent)
+        assert answerer.asked == [] and "pinned" in skill_results(agent)[1]
+        plugin.marks.forget(agent.id)
+        agent.followup(create_user_message("second"))
+        await drain(host, agent)
+        assert len(answerer.asked) == 1 and skill_results(agent)[2:] == ["ok", "ok"]
+    assert skill.read_text() == "# deploy\n\nB.\n"
