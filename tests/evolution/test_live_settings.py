@@ -20,7 +20,6 @@ from harness.web.forms import field_payload, find_tab, load_form, save_form
 from ..cli_env import cli_env
 from .helpers import evolution_host, reviews, say
 
-
 SCRIPT = "responses:\n  - match: {}\n    repeat: true\n    reply: {text: ok}\n"
 #: every real message of a few words counts 1; nothing fires at 50
 CONFIG = {"reviewMode": "inject", "reviewMemoryInterval": 50, "reviewSkillInterval": 50, "substantiveMinUserChars": 5}
