@@ -14,7 +14,8 @@ import pytest
 from ruamel.yaml import YAML
 
 from evolution_review_plugin.live import DEPLOYMENT_KEYS, LIVE_KEYS, LIVE_NAMESPACE
-from evolution_review_plugin.prompts import review_prompt
+from evolution_review_plugin.prompts import COMPLETION_SKILL_REVIEW_PROMPT, review_prompt
+from evolution_review_plugin.vocabulary import REVIEW_ERROR
 from harness.web.forms import field_payload, find_tab, load_form, save_form
 
 from ..cli_env import cli_env
@@ -192,3 +193,27 @@ def test_the_terminal_changes_a_knob_for_the_next_start_and_refuses_bad_ones(tmp
     shown = _cli(tmp_path, "/evolution config")
     assert "  reviewMemoryInterval: 3 (settings)" in shown.stdout and "  reviewMaxDepth: 1" in shown.stdout
     assert (tmp_path / "home" / "settings.yaml").stat().st_mode & 0o077 == 0
+
+
+async def test_the_trigger_and_the_mode_change_live(dsh_host: Any, dsh_workspace: Path) -> None:
+    (dsh_workspace / "notes.txt").write_text("the answer is 42\n")
+    script = (
+        "responses:\n"
+        '  - match: {depth: 0, last_user_contains: "look it up", has_tools: [read]}\n'
+        "    reply:\n"
+        "      tool_calls: [{name: read, arguments: {path: notes.txt}}]\n" + SCRIPT.removeprefix("responses:\n")
+    )
+    async with evolution_host(dsh_host, script, **CONFIG) as (host, recorder):
+        agent = await dsh_host.new_root(host)
+        await run(host, agent, "/evolution config skillReviewTrigger completion")
+        await run(host, agent, "/evolution config skillReviewCompletionMinToolCalls 1")
+        await say(host, agent, "please look it up in the notes")
+        assert reviews(agent) == [COMPLETION_SKILL_REVIEW_PROMPT]
+        # subagent mode from now on: the child answers without a plan, so the review
+        # errors and falls back to the prompt (inject mode never starts a child)
+        assert recorder.named(REVIEW_ERROR) == []
+        await run(host, agent, "/evolution config reviewMode subagent")
+        await run(host, agent, "/evolution config reviewMemoryInterval 1")
+        await say(host, agent, "and a second question")
+        assert len(recorder.named(REVIEW_ERROR)) == 1
+        assert reviews(agent)[-1] == review_prompt("memory")
