@@ -96,4 +96,8 @@ def listing(live: LiveSettings) -> str:
     lines += [f"  {key}: {shown(current[key])} ({sources[key]})" for key in LIVE_KEYS]
     lines.append("deployment-owned (the profile row, read at start; restart to change):")
     lines += [f"  {key}: {shown(live.deployment[key])}" for key in DEPLOYMENT_KEYS]
+    problems = live.problems()
+    if problems:
+        lines.append("ignored in the settings document:")
+        lines += [f"  - {scrub_text(problem)[:300]}" for problem in problems]
     return "\n".join(lines)

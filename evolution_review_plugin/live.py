@@ -170,6 +170,16 @@ class LiveSettings:
             for field in attrs.fields(LiveReviewSettings)
         }
 
+    def problems(self) -> tuple[str, ...]:
+        """What the settings document holds for the namespace that is ignored
+        (a hand-edited unknown or invalid field), as the host reports it."""
+        if self.service is None:
+            return ()
+        for descriptor in self.service.describe():
+            if descriptor.namespace == LIVE_NAMESPACE:
+                return descriptor.problems
+        return ()
+
     def refusal(self, key: str) -> str | None:
         """Why ``key`` cannot be changed live, or None when it can."""
         if key in LIVE_KEYS:

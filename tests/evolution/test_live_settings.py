@@ -217,3 +217,20 @@ async def test_the_trigger_and_the_mode_change_live(dsh_host: Any, dsh_workspace
         await say(host, agent, "and a second question")
         assert len(recorder.named(REVIEW_ERROR)) == 1
         assert reviews(agent)[-1] == review_prompt("memory")
+
+
+def test_a_hand_edited_settings_document_is_read_and_its_ignored_fields_listed(tmp_path: Path) -> None:
+    (tmp_path / "profile.yml").write_text(
+        "- {id: llm, name: scripted-llm, config: {script: script.yml}}\n"
+        "- {id: agent-loop, name: agent-loop, config: {model: scripted/m}}\n"
+        "- {id: evolution-review, name: evolution-review, config: {reviewMode: subagent}}\n"
+    )
+    (tmp_path / "script.yml").write_text(SCRIPT)
+    home = tmp_path / "home"
+    home.mkdir(mode=0o700)
+    (home / "settings.yaml").write_text(f"{LIVE_NAMESPACE}:\n  reviewMode: inject\n  reviewTimeoutMs: 5\n")
+    shown = _cli(tmp_path, "/evolution config")
+    assert shown.returncode == 0, shown.stderr
+    assert '  reviewMode: "inject" (settings)' in shown.stdout
+    assert "  reviewTimeoutMs: 120000" in shown.stdout  # the row's value: the document cannot change it
+    assert "ignored in the settings document:" in shown.stdout and "reviewTimeoutMs" in shown.stdout.split("ignored")[1]
