@@ -65,6 +65,11 @@ def _text(args: Mapping[str, Any], key: str) -> str:
     return value
 
 
+def _marks(library: SkillLibrary, name: str, protected: bool) -> str:
+    """`` (protected)`` / `` (pinned)`` after a listed name: what a review may not change."""
+    return (" (protected)" if protected else "") + (" (pinned)" if is_pinned(library, name) else "")
+
+
 def skill_tool(library: Callable[[], SkillLibrary], ledger: ReadLedger, marks: ReviewMarks) -> ToolDefinition:
     async def execute(args: dict[str, Any], ctx: ToolRunContext) -> ToolResult:
         lib = library()
@@ -72,7 +77,7 @@ def skill_tool(library: Callable[[], SkillLibrary], ledger: ReadLedger, marks: R
         agent = ctx.agent
         if action == "list":
             skills = lib.list()
-            lines = [f"- {s.name}{' (protected)' if s.protected else ''}: {s.description}" for s in skills]
+            lines = [f"- {s.name}{_marks(lib, s.name, s.protected)}: {s.description}" for s in skills]
             return ToolResult.text("\n".join(lines) if lines else "No skills yet.", value=[s.name for s in skills])
         name = _text(args, "name")
         if action == "read":

@@ -97,11 +97,14 @@ async def test_inject_mode_refuses_pinned_writes_until_the_next_real_user_messag
 
 async def test_without_a_review_prompt_pinned_skills_are_the_users_to_change(dsh_host: Any, dsh_home: Path) -> None:
     skill = pin(dsh_home)
-    script = "responses:\n" + read_then_write("update the deploy skill", "# deploy\n\nCanary.") + TAIL
+    listing = "  - match: {depth: 0}\n    reply:\n      tool_calls: [{name: skill, arguments: {action: list}}]\n"
+    script = "responses:\n" + listing + read_then_write("update the deploy skill", "# deploy\n\nCanary.") + TAIL
     async with evolution_host(dsh_host, script, reviewEnabled=False) as (host, _):
         agent = await dsh_host.new_root(host)
         await say(host, agent, "please update the deploy skill")
-        assert skill_results(agent) == ["ok", "ok"]
+        assert skill_results(agent) == ["ok", "ok", "ok"]
+        [listed] = [e.data for e in agent.session.events if e.type == EventTypes.TOOL_RESULT][:1]
+        assert "- deploy (pinned): deploy" in json.dumps(listed)
         assert skill.read_text() == "# deploy\n\nCanary.\n"
 
 
