@@ -1,9 +1,10 @@
-"""The ``/evolution`` command: a person's answer to staged skill writes.
+"""The ``/evolution`` command: one name, two jobs dispatched on the first word.
 
-``/evolution`` (or ``staged``) lists the staged plans, ``show PLAN`` prints
-what a plan would write, ``approve PLAN`` applies it, ``reject PLAN`` discards
-it. A command is the user's own act (its output never enters model history),
-so the agent cannot approve its own review's writes.
+``config ...`` reads and changes the live settings (:mod:`.config_command`);
+``staged``, ``show``, ``approve`` and ``reject`` answer the skill writes a
+review staged for approval (:mod:`.staged_command`). A command is the user's
+own act (its output never enters model history), so the agent can neither
+approve its own review's writes nor change the review's settings.
 """
 
 from __future__ import annotations
@@ -11,78 +12,48 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Final
 
-from hookspecs.errors import DshError
 from hookspecs.scrub import scrub_text
 from hookspecs.values import CommandDefinition, CommandInvocation, CommandResult
+
+from .config_command import USAGE as CONFIG_USAGE
+from .config_command import config_verb
+from .staged_command import USAGE as STAGED_USAGE
+from .staged_command import VERBS, staged_verb
 
 if TYPE_CHECKING:
     from hookspecs.stores import SkillLibrary
 
-    from .staging import SkillStaging, StagedPlan
+    from .live import LiveSettings
+    from .staging import SkillStaging
 
 COMMAND: Final = "evolution"
-USAGE: Final = "[staged|show PLAN|approve PLAN|reject PLAN]"
-#: bound on what ``show`` prints of one op's text
-SHOW_CHARS: Final = 4000
+USAGE: Final = f"{CONFIG_USAGE}\n{STAGED_USAGE}"
+#: characters of an unknown word quoted back
+_EXCERPT: Final = 80
 
 
-def _ops(plan: StagedPlan) -> str:
-    return ", ".join(f"skill {s.op.name} ({s.op.action})" for s in plan.ops)
-
-
-def _listing(plans: list[StagedPlan]) -> str:
-    if not plans:
-        return "No staged skill changes."
-    lines = [f"Staged skill changes ({COMMAND} approve PLAN applies, reject PLAN discards):"]
-    for plan in plans:
-        summary = f" — {scrub_text(plan.summary, limit=200)}" if plan.summary else ""
-        lines.append(f"- {plan.plan_id}: {_ops(plan)}{summary}")
-    return "\n".join(lines)
-
-
-def _shown(plan: StagedPlan) -> str:
-    parts = [f"Plan {plan.plan_id} (session {plan.session_id}): {_ops(plan)}"]
-    for staged in plan.ops:
-        op = staged.op
-        if op.action == "write":
-            body = scrub_text(op.content, limit=SHOW_CHARS)
-        else:
-            body = f"replace:\n{scrub_text(op.old, limit=SHOW_CHARS)}\nwith:\n{scrub_text(op.new, limit=SHOW_CHARS)}"
-        parts.append(f"--- skill {op.name} ({op.action}) ---\n{body}")
-    return "\n\n".join(parts)
-
-
-def evolution_command(staging: Callable[[], SkillStaging | None], library: Callable[[], SkillLibrary]) -> CommandDefinition:
+def evolution_command(
+    *,
+    live: Callable[[], LiveSettings | None],
+    staging: Callable[[], SkillStaging | None],
+    library: Callable[[], SkillLibrary],
+) -> CommandDefinition:
     async def handle(invocation: CommandInvocation) -> CommandResult:
-        words = invocation.raw_input.split()
-        verb, args = (words[0], words[1:]) if words else ("staged", [])
-        store = staging()
-        if store is None:
-            return CommandResult.error("evolution-review is not ready (the host has not started)")
-        try:
-            if verb == "staged" and not args:
-                return CommandResult.ok(_listing(store.pending()))
-            if verb not in ("show", "approve", "reject") or len(args) != 1:
-                return CommandResult.error(f"usage: /{COMMAND} {USAGE}")
-            plan_id = args[0]
-            if verb == "show":
-                return CommandResult.ok(_shown(store.get(plan_id)))
-            if verb == "reject":
-                plan = store.reject(plan_id)
-                return CommandResult.ok(f"Plan {plan_id} rejected: {_ops(plan)} discarded.")
-            outcome = store.approve(plan_id, library())
-        except DshError as exc:
-            return CommandResult.error(exc.message)
-        text = f"Plan {plan_id} approved: " + (
-            ", ".join(f"skill {name} saved" for name in outcome.applied) if outcome.applied else "nothing applied"
+        text = invocation.raw_input.strip()
+        if not text or text == "help":
+            return CommandResult.ok(USAGE)
+        verb = text.split(None, 1)[0]
+        if verb == "config":
+            return await config_verb(text.split(None, 2), live())
+        if verb in VERBS:
+            return await staged_verb(text.split(), staging, library)
+        return CommandResult.error(
+            f"unknown subcommand {scrub_text(verb)[:_EXCERPT]!r}; /{COMMAND} help lists them"
         )
-        if outcome.refused:
-            text += "; not applied: " + "; ".join(scrub_text(r, limit=200) for r in outcome.refused)
-        return CommandResult.ok(text + ".")
 
     return CommandDefinition(
         name=COMMAND,
-        description="evolution-review: list, show, approve or reject the skill changes a review staged",
-        input_hint=USAGE,
+        description="Self-improvement review: its live settings, and the skill changes it staged for approval",
+        input_hint="config [KEY [VALUE]] | staged | show|approve|reject PLAN",
         handler=handle,
     )

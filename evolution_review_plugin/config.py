@@ -48,6 +48,16 @@ def _number(lo: float, hi: float | None = None, *, why_lo: str = "") -> _Validat
     return check
 
 
+def _optional_number(lo: float) -> _Validator:
+    check = _number(lo)
+
+    def optional(instance: object, attribute: attrs.Attribute[Any], value: object) -> None:
+        if value is not None:
+            check(instance, attribute, value)
+
+    return optional
+
+
 def _boolean(_: object, attribute: attrs.Attribute[Any], value: object) -> None:
     if not isinstance(value, bool):
         raise _invalid(f"{settings_key(attribute)} to be true or false")
@@ -94,8 +104,10 @@ class ReviewConfig:
 
     review_enabled: bool = attrs.field(alias="reviewEnabled", default=True, validator=_boolean, metadata=_about("Master switch."))
     review_mode: Literal["subagent", "inject"] = attrs.field(alias="reviewMode", default="subagent", validator=v.in_(("subagent", "inject")), metadata=_about("subagent: a one-shot child returns a plan; inject: the review prompt goes to the root."))
-    memory_interval: float = attrs.field(alias="memoryInterval", default=10, validator=_number(1), metadata=_about("Activity units between memory reviews."))
-    skill_interval: float = attrs.field(alias="skillInterval", default=10, validator=_number(1), metadata=_about("Activity units between skill reviews."))
+    review_memory_interval: float | None = attrs.field(alias="reviewMemoryInterval", default=None, validator=_optional_number(1), metadata=_about("Activity units between memory reviews (default 10)."))
+    review_skill_interval: float | None = attrs.field(alias="reviewSkillInterval", default=None, validator=_optional_number(1), metadata=_about("Activity units between skill reviews (default 10)."))
+    memory_interval: float | None = attrs.field(alias="memoryInterval", default=None, validator=_optional_number(1), metadata=_about("Deprecated alias of reviewMemoryInterval (read, never written)."))
+    skill_interval: float | None = attrs.field(alias="skillInterval", default=None, validator=_optional_number(1), metadata=_about("Deprecated alias of reviewSkillInterval (read, never written)."))
     review_tool_allow: tuple[str, ...] = attrs.field(alias="reviewToolAllow", default=("skill",), converter=_as_tuple, validator=_strings, metadata=_about("Tools the review child may use."))
     review_timeout_ms: float = attrs.field(alias="reviewTimeoutMs", default=120_000, validator=_number(1, MAX_TIMEOUT_MS, why_lo=_ZERO_TIMEOUT), metadata=_about("Bound on each review run, in milliseconds."))
     review_context_messages: float = attrs.field(alias="reviewContextMessages", default=60, validator=_number(1), metadata=_about("Last N user/assistant messages given to the child."))
@@ -143,8 +155,12 @@ class Effective:
     skills_root: str
 
 
+#: an interval's default when neither its key nor its deprecated alias is set
+DEFAULT_INTERVAL: Final = 10
+#: (key, deprecated alias) of the two intervals
+_INTERVALS: Final = (("review_memory_interval", "memory_interval"), ("review_skill_interval", "skill_interval"))
 _NUMERIC: Final = (
-    "memory_interval", "skill_interval", "review_timeout_ms", "review_context_messages", "review_message_chars",
+    "review_timeout_ms", "review_context_messages", "review_message_chars",
     "review_max_depth", "skill_review_completion_min_tool_calls", "substantive_min_tool_calls",
     "substantive_min_user_chars", "substantive_min_agent_chars", "max_ops_per_plan", "memory_chars", "user_chars",
     "skill_content_chars",
@@ -156,14 +172,28 @@ def clamp(config: ReviewConfig, warn: Callable[[str], None]) -> Effective:
     fields = {f.name: f for f in attrs.fields(ReviewConfig)}
     values: dict[str, float] = {}
     replaced: list[str] = []
+    deprecated: list[str] = []
     for name in _NUMERIC:
         value = getattr(config, name)
         if not math.isfinite(value):
             replaced.append(f"{settings_key(fields[name])}={value}")
             value = fields[name].default
         values[name] = value
+    for name, alias in _INTERVALS:
+        chosen = name if getattr(config, name) is not None else alias
+        value = getattr(config, chosen)
+        if value is None:
+            value = DEFAULT_INTERVAL
+        elif not math.isfinite(value):
+            replaced.append(f"{settings_key(fields[chosen])}={value}")
+            value = DEFAULT_INTERVAL
+        values[name] = value
+        if chosen == alias and getattr(config, alias) is not None:
+            deprecated.append(f"{settings_key(fields[alias])} is deprecated; use {settings_key(fields[name])}")
     if replaced:
         warn(f"evolution-review: {', '.join(replaced)} is not a finite number; using the default")
+    for text in deprecated:
+        warn(f"evolution-review: {text}")
     root = config.root or config.skills_root
     if config.skills_root and not config.root:
         warn("evolution-review: skillsRoot is deprecated; use root")
@@ -173,8 +203,8 @@ def clamp(config: ReviewConfig, warn: Callable[[str], None]) -> Effective:
 
     return Effective(
         config=config,
-        memory_interval=whole("memory_interval"),
-        skill_interval=whole("skill_interval"),
+        memory_interval=whole("review_memory_interval"),
+        skill_interval=whole("review_skill_interval"),
         review_timeout_s=values["review_timeout_ms"] / 1000.0,
         review_context_messages=whole("review_context_messages"),
         review_message_chars=whole("review_message_chars"),

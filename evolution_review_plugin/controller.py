@@ -12,6 +12,10 @@ Per root session, in ``turn/end`` order (one lock per session):
    completed boundary.
 4. Otherwise the completion channel (``skillReviewTrigger`` completion|both,
    once per session, after ``skillReviewCompletionMinToolCalls`` tool calls).
+
+The live knobs (intervals, mode, trigger, wake) are read once per turn end
+(:class:`~.live.Knobs`), so a change a person makes applies at the next
+boundary.
 """
 
 from __future__ import annotations
@@ -31,12 +35,14 @@ from .plan import applied_payload
 from .prompts import COMPLETION_SKILL_REVIEW_PROMPT, report_notice, review_prompt
 from .reviewer import COALESCED
 from .signals import Counters, ReviewKind, Thresholds, TurnSignals, advance, event_message, fold_turn
+from .sweep import sweep
 from .vocabulary import PLAN_APPLIED, REVIEW_SCHEDULED
 
 if TYPE_CHECKING:
     from hookspecs.protocols import Agent, Session
 
     from .config import Effective
+    from .live import Knobs
     from .reviewer import Reviewer
     from .state_store import ReviewStateStore
 
@@ -65,19 +71,27 @@ class ReviewController:
         store: ReviewStateStore,
         reviewer: Reviewer,
         agent_of: Callable[[str], Agent | None],
+        knobs: Callable[[], Knobs],
         emit: Callable[[str, Mapping[str, Any]], None],
         logger: logging.Logger,
+        on_prompt: Callable[[str, str], None] = lambda session_id, message_id: None,
     ) -> None:
         self.settings = settings
         self.store = store
         self.reviewer = reviewer
         self.agent_of = agent_of
+        self.knobs = knobs
         self.emit = emit
         self.logger = logger
+        #: ``on_prompt(session id, message id)`` after a review prompt (not a notice) went out
+        self.on_prompt = on_prompt
         self.sessions: dict[str, SessionReview] = {}
-        self.thresholds = Thresholds(
-            memory_interval=settings.memory_interval,
-            skill_interval=settings.skill_interval,
+
+    def thresholds(self, knobs: Knobs) -> Thresholds:
+        settings = self.settings
+        return Thresholds(
+            memory_interval=knobs.memory_interval,
+            skill_interval=knobs.skill_interval,
             min_tool_calls=settings.min_tool_calls,
             min_user_chars=settings.min_user_chars,
             min_agent_chars=settings.min_agent_chars,
@@ -86,6 +100,7 @@ class ReviewController:
     def state(self, session_id: str) -> SessionReview:
         state = self.sessions.get(session_id)
         if state is None:
+            sweep(self.sessions, lambda sid: self.agent_of(sid) is not None)
             state = self.sessions[session_id] = SessionReview(counters=self.store.load(session_id))
         return state
 
@@ -114,8 +129,9 @@ class ReviewController:
         start = state.turn_starts.pop(turn, event.seq)
         events = session.events[start : event.seq + 1]
         signals = fold_turn(turn, events)
+        knobs = self.knobs()  # once per boundary: a live change applies from the next one
         before = state.counters
-        state.counters, kind = advance(before, signals, self.thresholds)
+        state.counters, kind = advance(before, signals, self.thresholds(knobs))
         if state.counters != before:
             self._save(session.id, state, resetting=False)
         woken = self._woken_by_us(events, state)
@@ -139,7 +155,7 @@ class ReviewController:
             return
         pending = state.latched if state.latched is not None else kind
         if pending is not None:
-            if await self._flush(agent, pending, signals, state):
+            if await self._flush(agent, pending, signals, state, knobs):
                 state.latched = None
                 state.counters = attrs.evolve(state.counters, turns_since_memory=0, turns_since_skill=0)
                 self._save(session.id, state, resetting=True)
@@ -147,7 +163,7 @@ class ReviewController:
                 state.latched = pending  # retried at the next completed boundary
             return  # one boundary, one review: never also the completion channel
         if not woken:
-            self._completion(agent, state)
+            self._completion(agent, state, knobs)
 
     def _woken_by_us(self, events: Any, state: SessionReview) -> bool:
         for event in events:
@@ -160,9 +176,11 @@ class ReviewController:
 
     # --- the two channels -------------------------------------------------------------------------
 
-    async def _flush(self, agent: Agent, kind: ReviewKind, signals: TurnSignals, state: SessionReview) -> bool:
+    async def _flush(
+        self, agent: Agent, kind: ReviewKind, signals: TurnSignals, state: SessionReview, knobs: Knobs
+    ) -> bool:
         """Deliver the pending review; False when nothing could be delivered."""
-        if self.settings.config.review_mode == "subagent":
+        if knobs.review_mode == "subagent":
             report = await self.reviewer.review(agent, kind, signals)
             if report == COALESCED:
                 return False  # the same (session, kind) is in flight: keep the latch, no prompt
@@ -171,29 +189,33 @@ class ReviewController:
                 notice = report_notice(report)
                 self.emit(PLAN_APPLIED, applied_payload(report, session_id=agent.id, kind=kind))
                 # the plan already landed: a refused notice must not re-run the review
-                self._deliver(agent, notice, "review result", state)
+                self._deliver(agent, notice, "review result", state, knobs, prompt=False)
                 return True
-        if self._deliver(agent, review_prompt(kind), f"{kind} review", state) == "refused":
+        if self._deliver(agent, review_prompt(kind), f"{kind} review", state, knobs) == "refused":
             return False
         self.emit(REVIEW_SCHEDULED, self._scheduled(agent, kind, signals))
         return True
 
-    def _completion(self, agent: Agent, state: SessionReview) -> None:
-        if self.settings.config.skill_review_trigger not in ("completion", "both") or state.completion_injected:
+    def _completion(self, agent: Agent, state: SessionReview, knobs: Knobs) -> None:
+        if knobs.skill_review_trigger not in ("completion", "both") or state.completion_injected:
             return
-        if state.counters.tool_calls_total < self.settings.completion_min_tool_calls:
+        if state.counters.tool_calls_total < knobs.completion_min_tool_calls:
             return
         state.completion_injected = True
-        if self._deliver(agent, COMPLETION_SKILL_REVIEW_PROMPT, "completion skill review", state) == "refused":
+        if self._deliver(agent, COMPLETION_SKILL_REVIEW_PROMPT, "completion skill review", state, knobs) == "refused":
             state.completion_injected = False  # rolled back: the next completed boundary retries
             return
         self.emit(REVIEW_SCHEDULED, {"sessionId": agent.id, "kind": "skill", "toolCalls": state.counters.tool_calls_total})
 
-    def _deliver(self, agent: Agent, text: str, summary: str, state: SessionReview) -> Delivered:
+    def _deliver(
+        self, agent: Agent, text: str, summary: str, state: SessionReview, knobs: Knobs, *, prompt: bool = True
+    ) -> Delivered:
         message = notice_message(text, summary)
-        how = deliver_message(agent, message, wake=self.settings.config.review_wake_inject, logger=self.logger)
+        how = deliver_message(agent, message, wake=knobs.review_wake_inject, logger=self.logger)
         if how == "followup":
             state.woke.add(message.id)
+        if prompt and how != "refused":
+            self.on_prompt(agent.id, message.id)  # the review runs in this session now
         return how
 
     @staticmethod

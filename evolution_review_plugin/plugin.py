@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any
 
 import attrs
 
-from hookspecs import hookimpl
+from hookspecs import event_types, hookimpl
 from hookspecs.errors import DshError
 from hookspecs.stores import (
     MEMORY_SERVICE,
@@ -30,17 +30,24 @@ from hookspecs.values import Ask, EventTypes, PreExecuteDecision, PromptAssembly
 from .command import evolution_command
 from .config import Effective, ReviewConfig, clamp
 from .controller import ReviewController
+from .live import LIVE_SPEC, LiveSettings
 from .memory_store import FileMemoryStore
+from .pinned import ReviewLibrary, ReviewMarks, is_pinned
 from .reviewer import Reviewer
+from .settings_tab import ReviewSettingsTab
 from .skills_store import FileSkillLibrary
 from .staging import STAGED_DIR, SkillStaging
 from .state_store import ReviewStateStore
+from .sweep import sweep
 from .tools import ReadLedger, memory_tool, needs_approval, skill_tool
 from .vocabulary import MEMORY_DIR, SKILL_MUTATED, SKILLS_DIR, STATE_FILE
 
 if TYPE_CHECKING:
     from hookspecs.protocols import Agent, Host, Session
-    from hookspecs.values import SessionEvent, ToolDefinition, ToolExecution
+    from hookspecs.values import Message, SessionEvent, ToolDefinition, ToolExecution
+
+#: the event types :meth:`EvolutionReviewPlugin.dsh_session_event` acts on
+WATCHED_EVENT_TYPES = frozenset({EventTypes.TURN_START, EventTypes.TURN_END, EventTypes.USER_MESSAGE})
 
 #: the memory section's name and place in the root's system prompt
 MEMORY_SECTION = "evolution-memory"
@@ -71,20 +78,31 @@ class EvolutionReviewPlugin:
         self.skills: SkillLibrary | None = None
         self.staging: SkillStaging | None = None
         self.controller: ReviewController | None = None
+        self.live: LiveSettings | None = None
         self.ledger = ReadLedger()
+        #: root sessions working on a delivered review prompt (pinned skills are off limits)
+        self.marks = ReviewMarks()
         #: root agent id -> the memory section frozen at its session start
         self.snapshots: dict[str, str] = {}
 
     # --- registration -----------------------------------------------------------------------------
 
     @hookimpl
-    def dsh_register_tools(self, register: Callable[[ToolDefinition], None]) -> None:
-        register(skill_tool(self._skills, self.ledger))
-        register(memory_tool(self._memory))
+    def dsh_register_settings(self, register: Callable[[Any], None]) -> None:
+        register(LIVE_SPEC)
 
     @hookimpl
     def dsh_register_commands(self, register: Callable[[Any], None]) -> None:
-        register(evolution_command(lambda: self.staging, self._skills))
+        register(evolution_command(live=lambda: self.live, staging=lambda: self.staging, library=self._skills))
+
+    @hookimpl
+    def dsh_register_client(self, register: Callable[[Any], None]) -> None:
+        register(ReviewSettingsTab(lambda: self.live).tab())
+
+    @hookimpl
+    def dsh_register_tools(self, register: Callable[[ToolDefinition], None]) -> None:
+        register(skill_tool(self._skills, self.ledger, self.marks))
+        register(memory_tool(self._memory))
 
     def _skills(self) -> SkillLibrary:
         if self.skills is None:
@@ -99,8 +117,10 @@ class EvolutionReviewPlugin:
     @hookimpl
     def dsh_plugin_setup(self, host: Host) -> None:
         self.host = host
+        self.ledger.alive = self.marks.alive = self._alive
         logger = host.logger.getChild("evolution_review")
         settings = self.settings = clamp(self.config, logger.warning)
+        live = self.live = LiveSettings(settings, getattr(host, "settings", None))
         home = Path(host.paths.dsh_home)
         services = services_of(host)
         found = services.get(MEMORY_SERVICE) if services is not None else None
@@ -128,7 +148,7 @@ class EvolutionReviewPlugin:
             host,
             settings,
             memory=lambda: self.memory,
-            skills=lambda: self.skills,
+            skills=self._review_library,
             emit=self._emit,
             logger=logger,
             staging=self.staging,
@@ -138,9 +158,18 @@ class EvolutionReviewPlugin:
             store=ReviewStateStore(home / STATE_FILE, logger=logger),
             reviewer=reviewer,
             agent_of=host.agents.get,
+            knobs=live.knobs,
             emit=self._emit,
             logger=logger,
+            on_prompt=self.marks.set,
         )
+
+    def _alive(self, agent_id: str) -> bool:
+        return self.host is not None and self.host.agents.get(agent_id) is not None
+
+    def _review_library(self) -> SkillLibrary | None:
+        # the child's plan sees pinned skills as protected, whatever the mode
+        return ReviewLibrary(self.skills) if self.skills is not None else None
 
     def _emit(self, name: str, payload: Mapping[str, Any]) -> None:
         events = process_events_of(self.host)
@@ -150,11 +179,18 @@ class EvolutionReviewPlugin:
     # --- the counting and delivery feed ---------------------------------------------------------
 
     @hookimpl
+    @event_types(*WATCHED_EVENT_TYPES)
     def dsh_session_event(self, session: Session, event: SessionEvent) -> None:
         controller = self.controller
-        if controller is None or self.host is None or not self.config.review_enabled or not session.header.is_root:
+        if event.type not in WATCHED_EVENT_TYPES or controller is None or self.host is None or self.live is None:
             return
-        if event.type == EventTypes.TURN_START:
+        if not session.header.is_root:
+            return
+        if event.type == EventTypes.USER_MESSAGE:
+            self.marks.on_user_message(session.id, event)
+        elif not self.live.knobs().review_enabled:
+            return
+        elif event.type == EventTypes.TURN_START:
             controller.on_turn_start(session, event)
         elif event.type == EventTypes.TURN_END:
             # fire-and-forget, outside the observer (no appends here); ordered per session by a lock
@@ -177,6 +213,7 @@ class EvolutionReviewPlugin:
             # a hand-edited file is bounded by the same caps the store enforces on writes
             memory = _bounded(snapshot.memory, self.settings.memory_chars)
             user = _bounded(snapshot.user, self.settings.user_chars)
+            sweep(self.snapshots, self._alive)
             self.snapshots[agent.id] = memory_section(memory, user)
 
     @hookimpl
@@ -190,9 +227,21 @@ class EvolutionReviewPlugin:
         return await call_next(assembly=attrs.evolve(assembly, sections=(*assembly.sections, section)))
 
     @hookimpl
+    def dsh_agent_inbox(self, agent: Agent, change: str, message: Message) -> None:
+        if change == "discarded":
+            self.marks.on_discarded(agent.id, message.id)
+
+    def _pinned(self, name: object) -> bool:
+        try:
+            return isinstance(name, str) and self.skills is not None and is_pinned(self.skills, name)
+        except DshError:
+            return False  # a bad name: the tool says so
+
+    @hookimpl
     def dsh_agent_disposed(self, agent: Agent) -> None:
         self.snapshots.pop(agent.id, None)
         self.ledger.forget(agent.id)
+        self.marks.forget(agent.id)
         if self.controller is not None:
             self.controller.forget(agent.id)
 
@@ -202,7 +251,10 @@ class EvolutionReviewPlugin:
     async def dsh_tool_pre_execute(
         self, execution: ToolExecution, call_next: Callable[[], Awaitable[PreExecuteDecision]]
     ) -> PreExecuteDecision:
-        if self.host is not None and not self.host.headless and needs_approval(execution.name, execution.arguments):
+        host = self.host
+        if host is not None and not host.headless and needs_approval(execution.name, execution.arguments):
             name = execution.arguments.get("name")
+            if self.marks.active(execution.agent.id) and self._pinned(name):
+                return await call_next()  # the tool refuses it: nobody is asked about a write that cannot happen
             return Ask(reason=f"change skill {name!r} ({execution.arguments.get('action')})")
         return await call_next()

@@ -2,8 +2,9 @@
 
 Implements :class:`hookspecs.stores.SkillLibrary`. Names are short kebab-case
 (they are directory names); protected names and the content cap are enforced
-here, so every writer (the tool, an applied plan) meets the same rules. Files
-are 0600 in 0700 directories and replaced atomically.
+here, so every writer (the tool, an applied plan) meets the same rules. A
+``.pinned`` file in a skill's directory pins it (:mod:`.pinned` says who may
+still change it). Files are 0600 in 0700 directories and replaced atomically.
 """
 
 from __future__ import annotations
@@ -18,6 +19,8 @@ from hookspecs.fsutil import ensure_private_dir, write_atomic
 from hookspecs.stores import SkillInfo
 
 SKILL_FILE: Final = "SKILL.md"
+#: a file of this name in a skill's directory pins the skill
+PINNED_MARKER: Final = ".pinned"
 NAME_PATTERN: Final = re.compile(r"^[a-z0-9][a-z0-9-]{0,63}$")
 _DESCRIPTION: Final = re.compile(r"^description:\s*(.+)$", re.MULTILINE)
 
@@ -49,6 +52,9 @@ class FileSkillLibrary:
 
     def is_protected(self, name: str) -> bool:
         return name in self.protected
+
+    def is_pinned(self, name: str) -> bool:
+        return (self._path(name).parent / PINNED_MARKER).exists()
 
     def list(self) -> list[SkillInfo]:
         found: list[SkillInfo] = []

@@ -15,11 +15,11 @@ from hookspecs.errors import DshError
 from hookspecs.fsutil import write_atomic
 
 from .signals import Counters
-from .vocabulary import STATE_SESSION_CAP
+from .vocabulary import REVIEW_STATE_SESSION_CAP
 
 
 class ReviewStateStore:
-    def __init__(self, path: Path, *, logger: logging.Logger, cap: int = STATE_SESSION_CAP) -> None:
+    def __init__(self, path: Path, *, logger: logging.Logger, cap: int = REVIEW_STATE_SESSION_CAP) -> None:
         self.path = Path(path)
         self.cap = cap
         self.logger = logger

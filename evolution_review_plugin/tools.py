@@ -3,8 +3,10 @@
 ``skill`` lists, reads, writes and patches skills. A write or patch of an
 existing skill needs a ``read`` of it by the same agent first (the agent must
 see what it replaces); a child agent (a reviewer) may only list and read — its
-changes travel in its plan. Approval for writes in interactive sessions is
-asked by the plugin's ``dsh_tool_pre_execute`` link (:func:`needs_approval`).
+changes travel in its plan. While a review prompt delivered to the root is
+being worked on (:class:`~.pinned.ReviewMarks`), writes to pinned skills are
+refused. Approval for writes in interactive sessions is asked by the plugin's
+``dsh_tool_pre_execute`` link (:func:`needs_approval`).
 """
 
 from __future__ import annotations
@@ -18,6 +20,8 @@ from hookspecs.errors import ToolArgsError
 from hookspecs.stores import MemoryOp
 from hookspecs.values import ToolDefinition, ToolResult
 
+from .pinned import ReviewMarks, is_pinned, pinned_refusal
+from .sweep import Alive, always_alive, sweep
 from .vocabulary import SKILL_TOOL
 
 if TYPE_CHECKING:
@@ -32,9 +36,12 @@ WRITE_ACTIONS = frozenset({"write", "patch"})
 class ReadLedger:
     """Which skills each agent has read (by agent id); dropped with the agent."""
 
+    alive: Alive = always_alive
     _reads: dict[str, set[str]] = attrs.field(factory=dict)
 
     def note(self, agent_id: str, name: str) -> None:
+        if agent_id not in self._reads:
+            sweep(self._reads, self.alive)
         self._reads.setdefault(agent_id, set()).add(name)
 
     def has_read(self, agent_id: str, name: str) -> bool:
@@ -42,6 +49,9 @@ class ReadLedger:
 
     def forget(self, agent_id: str) -> None:
         self._reads.pop(agent_id, None)
+
+    def __len__(self) -> int:
+        return len(self._reads)
 
 
 def needs_approval(name: str, arguments: Any) -> bool:
@@ -55,14 +65,19 @@ def _text(args: Mapping[str, Any], key: str) -> str:
     return value
 
 
-def skill_tool(library: Callable[[], SkillLibrary], ledger: ReadLedger) -> ToolDefinition:
+def _marks(library: SkillLibrary, name: str, protected: bool) -> str:
+    """`` (protected)`` / `` (pinned)`` after a listed name: what a review may not change."""
+    return (" (protected)" if protected else "") + (" (pinned)" if is_pinned(library, name) else "")
+
+
+def skill_tool(library: Callable[[], SkillLibrary], ledger: ReadLedger, marks: ReviewMarks) -> ToolDefinition:
     async def execute(args: dict[str, Any], ctx: ToolRunContext) -> ToolResult:
         lib = library()
         action = args["action"]
         agent = ctx.agent
         if action == "list":
             skills = lib.list()
-            lines = [f"- {s.name}{' (protected)' if s.protected else ''}: {s.description}" for s in skills]
+            lines = [f"- {s.name}{_marks(lib, s.name, s.protected)}: {s.description}" for s in skills]
             return ToolResult.text("\n".join(lines) if lines else "No skills yet.", value=[s.name for s in skills])
         name = _text(args, "name")
         if action == "read":
@@ -71,6 +86,8 @@ def skill_tool(library: Callable[[], SkillLibrary], ledger: ReadLedger) -> ToolD
             return ToolResult.text(content)
         if not agent.is_root:
             raise ToolArgsError("a reviewer cannot change skills itself; put the change in your plan")
+        if marks.active(agent.id) and is_pinned(lib, name):
+            raise ToolArgsError(f"{pinned_refusal(name)}; leave it as it is")
         if lib.exists(name) and not ledger.has_read(agent.id, name):
             raise ToolArgsError(f"read skill {name!r} before changing it (action 'read')")
         if action == "write":

@@ -24,6 +24,6 @@ MEMORY_DIR: Final = "memory"
 SKILLS_DIR: Final = "skills"
 STATE_FILE: Final = "evolution/review-state.json"
 #: persisted review state keeps this many sessions (least recently updated go first)
-STATE_SESSION_CAP: Final = 500
+REVIEW_STATE_SESSION_CAP: Final = 500
 #: the origin skill writes from an applied plan carry
 REVIEW_ORIGIN: Final = "background_review"

@@ -37,7 +37,8 @@ def test_defaults_follow_the_reference() -> None:
     assert (config.review_enabled, config.review_mode, config.skill_review_trigger, config.review_wake_inject) == (
         True, "subagent", "cadence", True,
     )  # fmt: skip
-    assert (config.memory_interval, config.skill_interval, config.review_timeout_ms) == (10, 10, 120_000)
+    effective = clamp(config, lambda text: None)
+    assert (effective.memory_interval, effective.skill_interval, config.review_timeout_ms) == (10, 10, 120_000)
     assert (config.review_context_messages, config.review_message_chars, config.review_max_depth) == (60, 2000, 1)
     assert config.review_tool_allow == ("skill",) and config.review_provider is None
     assert config.skill_review_completion_min_tool_calls == 20
@@ -51,6 +52,7 @@ def test_defaults_follow_the_reference() -> None:
         ({"reviewTimeoutMs": 4_294_967_296}, "expected reviewTimeoutMs to be <= 4294967295"),
         ({"reviewMaxDepth": 0}, "expected reviewMaxDepth to be >= 1 (0 would reject every review spawn)"),
         ({"memoryInterval": 0.5}, "expected memoryInterval to be >= 1, got 0.5"),
+        ({"reviewSkillInterval": 0}, "expected reviewSkillInterval to be >= 1, got 0"),
         ({"executionTimeoutMs": 30000}, "executionTimeoutMs: it was removed (nothing read it); use reviewTimeoutMs"),
         ({"reviewMode": "later"}, "expected one of 'subagent', 'inject' @ $.reviewMode"),
         ({"skillReviewTrigger": "always"}, "expected one of 'cadence', 'completion', 'both'"),
@@ -65,12 +67,26 @@ def test_bad_values_are_refused_at_load_naming_the_field(config: dict[str, objec
 
 
 def test_nan_and_infinity_fall_back_to_the_default_with_one_warning() -> None:
-    config = load({"memoryInterval": math.nan, "reviewTimeoutMs": math.inf, "skillInterval": 4})
+    config = load({"reviewMemoryInterval": math.nan, "reviewTimeoutMs": math.inf, "reviewSkillInterval": 4})
     warnings: list[str] = []
     effective = clamp(config, warnings.append)
     assert effective.memory_interval == 10 and effective.review_timeout_s == 120.0 and effective.skill_interval == 4
     assert len(warnings) == 1
-    assert "memoryInterval=nan" in warnings[0] and "reviewTimeoutMs=inf" in warnings[0]
+    assert "reviewMemoryInterval=nan" in warnings[0] and "reviewTimeoutMs=inf" in warnings[0]
+
+
+def test_the_old_interval_keys_are_still_read_with_a_deprecation_warning() -> None:
+    warnings: list[str] = []
+    effective = clamp(load({"memoryInterval": 3, "skillInterval": 4}), warnings.append)
+    assert (effective.memory_interval, effective.skill_interval) == (3, 4)
+    assert warnings == [
+        "evolution-review: memoryInterval is deprecated; use reviewMemoryInterval",
+        "evolution-review: skillInterval is deprecated; use reviewSkillInterval",
+    ]
+    # the new key wins over its alias, silently
+    warnings.clear()
+    effective = clamp(load({"reviewMemoryInterval": 5, "memoryInterval": 3}), warnings.append)
+    assert effective.memory_interval == 5 and warnings == []
 
 
 def test_a_yaml_nan_in_a_profile_starts_the_host_with_a_warning(tmp_path: Path) -> None:

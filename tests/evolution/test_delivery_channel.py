@@ -24,7 +24,7 @@ responses:
     repeat: true
     reply: {text: ok}
 """
-CONFIG = {"reviewMode": "inject", "memoryInterval": 1, "skillInterval": 50, "substantiveMinUserChars": 5}
+CONFIG = {"reviewMode": "inject", "reviewMemoryInterval": 1, "reviewSkillInterval": 50, "substantiveMinUserChars": 5}
 
 
 class NoFollowup:

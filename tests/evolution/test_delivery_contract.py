@@ -36,7 +36,7 @@ SMALL = {"reviewMode": "inject", "substantiveMinUserChars": 5, "substantiveMinAg
 async def test_threshold_mid_task_latches_and_the_completed_turn_flushes(dsh_host: Any, dsh_home: Path) -> None:
     # memory 2 / skill 1: the cut-off turn fires "skill" (latched); the completed
     # turn fires "combined", but the latch wins (pendingKind = latch ?? kind)
-    async with evolution_host(dsh_host, SCRIPT, memoryInterval=2, skillInterval=1, **SMALL) as (host, recorder):
+    async with evolution_host(dsh_host, SCRIPT, reviewMemoryInterval=2, reviewSkillInterval=1, **SMALL) as (host, recorder):
         agent = await dsh_host.new_root(host)
         await say(host, agent, "please do the long task now")
         assert turn_ends(agent) == ["max-tokens"]
@@ -52,7 +52,7 @@ async def test_threshold_mid_task_latches_and_the_completed_turn_flushes(dsh_hos
 
 
 async def test_a_fire_on_the_completing_turn_is_delivered_at_once(dsh_host: Any) -> None:
-    async with evolution_host(dsh_host, SCRIPT, memoryInterval=1, skillInterval=50, **SMALL) as (host, recorder):
+    async with evolution_host(dsh_host, SCRIPT, reviewMemoryInterval=1, reviewSkillInterval=50, **SMALL) as (host, recorder):
         agent = await dsh_host.new_root(host)
         await say(host, agent, "hello there, a question")
         assert reviews(agent) == [review_prompt("memory")]
@@ -60,7 +60,7 @@ async def test_a_fire_on_the_completing_turn_is_delivered_at_once(dsh_host: Any)
 
 
 async def test_below_the_interval_nothing_is_delivered(dsh_host: Any, dsh_home: Path) -> None:
-    async with evolution_host(dsh_host, SCRIPT, memoryInterval=3, skillInterval=3, **SMALL) as (host, _):
+    async with evolution_host(dsh_host, SCRIPT, reviewMemoryInterval=3, reviewSkillInterval=3, **SMALL) as (host, _):
         agent = await dsh_host.new_root(host)
         await say(host, agent, "hello there, a question")
         await say(host, agent, "and a second question")
@@ -73,7 +73,7 @@ async def test_below_the_interval_nothing_is_delivered(dsh_host: Any, dsh_home: 
 async def test_both_at_one_boundary_serves_one_review(dsh_host: Any, dsh_workspace: Path) -> None:
     (dsh_workspace / "notes.txt").write_text("the answer is 42\n")
     config = {**SMALL, "skillReviewTrigger": "both", "skillReviewCompletionMinToolCalls": 1}
-    async with evolution_host(dsh_host, SCRIPT, memoryInterval=1, skillInterval=50, **config) as (host, recorder):
+    async with evolution_host(dsh_host, SCRIPT, reviewMemoryInterval=1, reviewSkillInterval=50, **config) as (host, recorder):
         agent = await dsh_host.new_root(host)
         await say(host, agent, "please look it up in the notes")
         # the cadence flush served this boundary: no completion prompt beside it
@@ -84,7 +84,7 @@ async def test_both_at_one_boundary_serves_one_review(dsh_host: Any, dsh_workspa
 async def test_completion_channel_runs_once_after_enough_tool_calls(dsh_host: Any, dsh_workspace: Path) -> None:
     (dsh_workspace / "notes.txt").write_text("the answer is 42\n")
     config = {**SMALL, "skillReviewTrigger": "completion", "skillReviewCompletionMinToolCalls": 1}
-    async with evolution_host(dsh_host, SCRIPT, memoryInterval=50, skillInterval=50, **config) as (host, recorder):
+    async with evolution_host(dsh_host, SCRIPT, reviewMemoryInterval=50, reviewSkillInterval=50, **config) as (host, recorder):
         agent = await dsh_host.new_root(host)
         await say(host, agent, "please look it up in the notes")
         await say(host, agent, "thanks, one more thing")
@@ -95,7 +95,7 @@ async def test_completion_channel_runs_once_after_enough_tool_calls(dsh_host: An
 async def test_cadence_trigger_never_takes_the_completion_channel(dsh_host: Any, dsh_workspace: Path) -> None:
     (dsh_workspace / "notes.txt").write_text("the answer is 42\n")
     config = {**SMALL, "skillReviewCompletionMinToolCalls": 1}
-    async with evolution_host(dsh_host, SCRIPT, memoryInterval=50, skillInterval=50, **config) as (host, _):
+    async with evolution_host(dsh_host, SCRIPT, reviewMemoryInterval=50, reviewSkillInterval=50, **config) as (host, _):
         agent = await dsh_host.new_root(host)
         await say(host, agent, "please look it up in the notes")
         assert reviews(agent) == []
@@ -106,7 +106,7 @@ async def test_the_woken_turn_counts_but_cannot_refire_at_interval_one(dsh_host:
     config = {**SMALL, "substantiveMinAgentChars": 1}
     # one-shot replies: a review loop would exhaust the script (an error turn) instead of hanging
     bounded = "responses:\n" + "  - match: {}\n    reply: {text: ok}\n" * 6
-    async with evolution_host(dsh_host, bounded, memoryInterval=1, skillInterval=1, **config) as (host, recorder):
+    async with evolution_host(dsh_host, bounded, reviewMemoryInterval=1, reviewSkillInterval=1, **config) as (host, recorder):
         agent = await dsh_host.new_root(host)
         await say(host, agent, "hello there, a question")
         assert turn_ends(agent) == ["completed", "completed"]  # the question, then the woken review turn
@@ -123,7 +123,7 @@ async def test_the_woken_turn_counts_but_cannot_refire_at_interval_one(dsh_host:
 async def test_counters_are_activity_weighted_and_idempotent(dsh_host: Any, dsh_home: Path, dsh_workspace: Path) -> None:
     (dsh_workspace / "notes.txt").write_text("the answer is 42\n")
     config = {**SMALL, "substantiveMinToolCalls": 1}
-    async with evolution_host(dsh_host, SCRIPT, memoryInterval=50, skillInterval=50, **config) as (host, _):
+    async with evolution_host(dsh_host, SCRIPT, reviewMemoryInterval=50, reviewSkillInterval=50, **config) as (host, _):
         agent = await dsh_host.new_root(host)
         await say(host, agent, "please look it up in the notes")  # 1 tool call: weight 1
         await say(host, agent, "don't be so verbose next time")  # a memory signal: memory +1
@@ -135,7 +135,7 @@ async def test_latches_stay_monotonic_last_one_wins_and_warn_once(
     dsh_host: Any, dsh_home: Path, caplog: pytest.LogCaptureFixture
 ) -> None:
     # memory 1 / skill 2: the first cut-off turn latches "memory", the second "combined"
-    async with evolution_host(dsh_host, SCRIPT, memoryInterval=1, skillInterval=2, **SMALL) as (host, _):
+    async with evolution_host(dsh_host, SCRIPT, reviewMemoryInterval=1, reviewSkillInterval=2, **SMALL) as (host, _):
         agent = await dsh_host.new_root(host)
         with caplog.at_level("WARNING"):
             await say(host, agent, "please do the long task now")

@@ -79,7 +79,7 @@ async def test_an_interactive_host_stages_skill_writes_until_approved(dsh_home: 
         assert f"skill make-check staged for your approval (`/evolution approve {plan_id}`" in notice
         assert recorder.named(SKILL_MUTATED) == []
 
-        kind, listing = await command(host, agent, "/evolution")
+        kind, listing = await command(host, agent, "/evolution staged")
         assert kind == "success" and f"- {plan_id}: skill make-check (write) — Kept a preference" in listing
         kind, shown = await command(host, agent, f"/evolution show {plan_id}")
         assert kind == "success" and "Run `make check` before a commit." in shown
@@ -134,9 +134,10 @@ async def test_bad_command_input_gets_one_line_naming_it(dsh_home: Path, dsh_wor
         )
         assert await command(host, agent, "/evolution frobnicate") == (
             "error",
-            "usage: /evolution [staged|show PLAN|approve PLAN|reject PLAN]",
+            "unknown subcommand 'frobnicate'; /evolution help lists them",
         )
-        assert (await command(host, agent, "/evolution approve"))[0] == "error"
+        kind, usage = await command(host, agent, "/evolution approve")
+        assert kind == "error" and "/evolution approve PLAN" in usage
 
 
 async def test_a_headless_host_applies_plan_writes_directly(dsh_host: Any, dsh_home: Path) -> None:
@@ -156,7 +157,7 @@ def test_a_staged_plan_is_approved_from_the_command_line(tmp_path: Path) -> None
     staging.stage("0123456789ab", [op], session_id="s1", summary="kept a fix", library=library)
     argv = [sys.executable, "-m", "harness", "run", "--profile", "examples/profiles/evolution-scripted.yml"]
     env = cli_env(DSH_HOME=str(home))
-    listed = subprocess.run([*argv, "/evolution"], cwd=ROOT, env=env, capture_output=True, text=True, timeout=120)
+    listed = subprocess.run([*argv, "/evolution staged"], cwd=ROOT, env=env, capture_output=True, text=True, timeout=120)
     assert listed.returncode == 0, listed.stderr
     assert "- 0123456789ab: skill flaky-tests (write) — kept a fix" in listed.stdout
     approved = subprocess.run(
