@@ -93,6 +93,15 @@ class ReasonCode(StrEnum):
     RELAY_BOUND_REACHED = "RELAY_BOUND_REACHED"
     #: a review was not started: the root's resolved model matches no ``active_for_models`` entry
     MODEL_NOT_ACTIVE = "MODEL_NOT_ACTIVE"
+    # declines: an eligible turn that started no review, recorded on its (hidden) card
+    #: the session's review budget is used up (``exhausted`` tier)
+    BUDGET_EXHAUSTED = "BUDGET_EXHAUSTED"
+    #: the ``default`` Shadow has ``enabled: false``
+    SHADOW_DISABLED = "SHADOW_DISABLED"
+    #: the ``default`` Shadow is cooling down after an outcome that set a cooldown
+    COOLDOWN_ACTIVE = "COOLDOWN_ACTIVE"
+    #: the activation roll (probability × decay) said no this time
+    NOT_ROLLED = "NOT_ROLLED"
     # failures
     SCHEDULING_FAILED = "SCHEDULING_FAILED"
     TRAJECTORY_BUILD_FAILED = "TRAJECTORY_BUILD_FAILED"

@@ -37,18 +37,16 @@ from .record import ImportRecord
 from .review import ReviewOutcome, check_rows, command, dispose, mirror_host, relayed, settled_runs
 from .session import Imported, append_imported, remove_session, write_offline
 
-#: ``/shadow show``'s front matter, and ``/shadow status``'s budget and cooldown lines
+#: ``/shadow show``'s front matter (read only when the plugin opened no cycle)
 _ENABLED = re.compile(r"^enabled:\s*(true|false)\s*$", re.MULTILINE)
 _PROBABILITY = re.compile(r"^activation_probability:\s*([0-9.eE+-]+)\s*$", re.MULTILINE)
-_EXHAUSTED = re.compile(r"^budget: exhausted\b", re.MULTILINE)
-_COOLDOWN = re.compile(r"^\s+cooldown default until\b", re.MULTILINE)
 
-#: the bridge's reasons for a review the plugin did not admit (the plugin's own
-#: skip codes, MODEL_NOT_ACTIVE and RELAY_BOUND_REACHED, are passed on as they are)
+#: reasons for a review the plugin did not admit when it opened no cycle (the
+#: codes on its cycles' cards — NOT_ROLLED, BUDGET_EXHAUSTED, COOLDOWN_ACTIVE,
+#: SHADOW_DISABLED, SHADOW_PAUSED, MODEL_NOT_ACTIVE, RELAY_BOUND_REACHED… — are
+#: passed on as they are)
 SHADOW_DISABLED = "SHADOW_DISABLED"
 NOT_ROLLED = "NOT_ROLLED"
-BUDGET_EXHAUSTED = "BUDGET_EXHAUSTED"
-COOLDOWN = "COOLDOWN"
 NO_TOOL_TURN = "NO_TOOL_TURN"
 
 
@@ -144,12 +142,14 @@ def _no_turn(imported: Imported, home: Path, keep: Callable[[ImportRecord | None
 async def skip_reason(host: Any, agent: Any, cards: list[Any]) -> str:
     """Why the plugin admitted no review of the appended turns.
 
-    A cycle the plugin skipped or failed carries its own reason code; for the
-    rest the plugin's state says it: a disabled default Shadow (no cycle is
-    opened), an exhausted budget, a cooldown, a roll that missed (or a zero
-    probability), or no completed tool turn in the new lines."""
+    A cycle the plugin opened and ended without a run carries its reason code
+    on its card (``skipped``, ``failure``, or ``declined``: the roll, the
+    budget, a cooldown, a disabled or paused Shadow). No cycle at all means the
+    plugin's cheap pre-check said no review (the default Shadow is disabled or
+    never rolls; read from ``/shadow show``), or the new lines hold no
+    completed tool turn."""
     for card in reversed(cards):
-        for key in ("skipped", "failure"):
+        for key in ("skipped", "failure", "declined"):
             found = card.data.get(key)
             if isinstance(found, dict) and isinstance(found.get("reason_code"), str):
                 return str(found["reason_code"])
@@ -160,11 +160,4 @@ async def skip_reason(host: Any, agent: Any, cards: list[Any]) -> str:
     probability = _PROBABILITY.search(shown)
     if probability is not None and float(probability.group(1)) <= 0:
         return NOT_ROLLED
-    if not cards:
-        return NO_TOOL_TURN
-    status = await command(host, agent, "/shadow status")
-    if _EXHAUSTED.search(status):
-        return BUDGET_EXHAUSTED
-    if _COOLDOWN.search(status):
-        return COOLDOWN
-    return NOT_ROLLED
+    return NO_TOOL_TURN

@@ -68,8 +68,11 @@ class Cycle:
     scheduling: bool = False
     runs: list[RunView] = attrs.field(factory=list)
     failure: dict[str, Any] | None = None
-    #: why no run was started for this watermark (``{"reason_code": …, …}``)
+    #: why no run was started for this watermark (``{"reason_code": …, …}``), shown
     skipped: dict[str, Any] | None = None
+    #: why the turn started no review in the ordinary course (the roll, the budget,
+    #: a cooldown, a disabled or paused Shadow): kept on the card, which stays hidden
+    declined: dict[str, Any] | None = None
 
     def to_json(self) -> dict[str, Any]:
         out: dict[str, Any] = {
@@ -81,4 +84,11 @@ class Cycle:
             out["failure"] = self.failure
         if self.skipped:
             out["skipped"] = self.skipped
+        if self.declined:
+            out["declined"] = self.declined
         return out
+
+    def decline(self, reason: ReasonCode) -> None:
+        """Scheduling ended without a run, for an ordinary ``reason``."""
+        self.scheduling = False
+        self.declined = {"reason_code": str(reason)}

@@ -96,9 +96,14 @@ class GovernancePath:
         self.update_card(entry.owner, entry.cycle)
 
     def update_card(self, state: OwnerState, cycle: Cycle) -> None:
-        """Refresh the process-local card anchored at the cycle's watermark."""
-        if not cycle.scheduling and not cycle.runs and not cycle.failure and not cycle.skipped:
+        """Refresh the process-local card anchored at the cycle's watermark. A
+        cycle with nothing to show (no longer scheduling, no run, failure or
+        shown skip: a roll that said no, an exhausted budget) keeps its card,
+        hidden, with why in ``declined``: a card left as it was would read
+        "deciding whether to review…" for good."""
+        if not cycle.scheduling and not cycle.runs and not cycle.failure and not cycle.skipped and not cycle.declined:
             return
+        shown = cycle.scheduling or bool(cycle.runs or cycle.failure or cycle.skipped)
         try:
             self._ctx.host.client.upsert_card(
                 Card(
@@ -107,6 +112,7 @@ class GovernancePath:
                     key=f"shadow-mind:{cycle.captured_through_seq}",
                     kind=CARD_KIND,
                     data={**cycle.to_json(), "paused": state.paused},
+                    visibility="visible" if shown else "hidden",
                 )
             )
         except Exception:

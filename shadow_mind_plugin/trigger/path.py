@@ -63,11 +63,11 @@ class TriggerPath:
         try:
             await trio.lowlevel.checkpoint()  # run outside the observer that noticed the turn
             if self._budget.tier(state) == BudgetTier.EXHAUSTED:
-                cycle.scheduling = False
+                cycle.decline(ReasonCode.BUDGET_EXHAUSTED)
                 return
             self._log_catalog_diagnostics()
             if not self._ctx.accepts(state, epoch):
-                cycle.scheduling = False
+                cycle.decline(ReasonCode.SHADOW_PAUSED if state.paused else ReasonCode.STALE_EPOCH)
                 return
             state.trigger.purge_cooldowns(self._ctx.now())
             if state.run.active or state.trigger.pending:
@@ -96,8 +96,11 @@ class TriggerPath:
     def _try_schedule(self, state: OwnerState, cycle: Cycle, epoch: int, seq: int) -> bool:
         """One roll for the default definition; returns whether a run launched."""
         definition = self._ctx.registry.default_definition()
-        if not definition.enabled or definition.id in state.trigger.cooldowns:
-            cycle.scheduling = False
+        if not definition.enabled:
+            cycle.decline(ReasonCode.SHADOW_DISABLED)
+            return False
+        if definition.id in state.trigger.cooldowns:
+            cycle.decline(ReasonCode.COOLDOWN_ACTIVE)
             return False
         skipped = model_skip(definition.active_for_models, root_route(state.root)) if definition.active_for_models else None
         if skipped is not None:
@@ -117,7 +120,7 @@ class TriggerPath:
         decay = state.coordination.decay_factor(definition.id)
         probability = min(1.0, definition.activation_probability * decay)
         if not self.random() < probability:
-            cycle.scheduling = False
+            cycle.decline(ReasonCode.NOT_ROLLED)
             return False
         if state.run.active:
             state.trigger.pending.append(PendingTurn(cycle=cycle, epoch=epoch, seq=seq))
@@ -132,7 +135,10 @@ class TriggerPath:
                 nxt = pending[0]
                 if not self._ctx.accepts(state, nxt.epoch) or self._budget.tier(state) == BudgetTier.EXHAUSTED:
                     pending.popleft()
-                    nxt.cycle.scheduling = False
+                    if self._budget.tier(state) == BudgetTier.EXHAUSTED:
+                        nxt.cycle.decline(ReasonCode.BUDGET_EXHAUSTED)
+                    else:
+                        nxt.cycle.decline(ReasonCode.SHADOW_PAUSED if state.paused else ReasonCode.STALE_EPOCH)
                     self._governance.update_card(state, nxt.cycle)
                     continue
                 launched = self._try_schedule(state, nxt.cycle, nxt.epoch, nxt.seq)
@@ -155,5 +161,5 @@ class TriggerPath:
     def drop_queued(self, state: OwnerState) -> None:
         """The epoch advanced: queued turns will not be rolled."""
         for turn in state.trigger.drop_pending():
-            turn.cycle.scheduling = False
+            turn.cycle.decline(ReasonCode.SHADOW_PAUSED if state.paused else ReasonCode.STALE_EPOCH)
             self._governance.update_card(state, turn.cycle)
