@@ -1,0 +1,296 @@
+"""Run the Stop-hook bridge under the real Codex and Claude Code CLIs, on loopback models.
+
+For each CLI it is given (``--codex PATH`` / ``--claude PATH``, else
+``$SHADOW_CODEX_BIN`` / ``$SHADOW_CLAUDE_BIN``) it makes a private temporary
+world: a ``HOME`` (and ``CODEX_HOME``), a ``DSH_HOME`` with one Shadow
+definition, a profile whose reviewer is the loopback server, and an empty
+working directory. It installs ``harness shadow hook <agent>`` as
+docs/foreign-agents.md says, points the CLI at the loopback model
+(``real_agents_models.py``) and runs one non-interactive prompt
+(``codex exec`` / ``claude -p``). The scripted agent runs ``cat notes.txt``
+(which fails), claims the file's contents and stops; the checks then say
+whether the hook ran, reviewed the transcript the CLI really wrote, blocked the
+stop with a finding the agent read as its next input, and let the second stop
+through (``stop_hook_active``).
+
+It installs nothing. A CLI that is not given, or not found, is reported as
+skipped. Exit status: 0 every CLI that ran passed its checks (or none ran),
+1 a check failed, 2 bad arguments. Nothing leaves loopback.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import shlex
+import shutil
+import subprocess
+import sys
+import tempfile
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from real_agents_models import CLAIM, OWNED_UP, RELAY_MARK, ModelServer
+
+from harness.transcripts import import_transcript
+
+KEY_ENV = "SHADOW_CHECK_REVIEWER_KEY"
+DEFINITION = """---
+id: default
+name: Claims Checker
+enabled: true
+activation_probability: 1.0
+---
+
+Check the agent's claims against its own tool results.
+"""
+PROFILE = """
+- id: deepseek
+  name: openai-compatible
+  config:
+    provider: deepseek
+    base_url: {base_url}/reviewer/v1
+    api_key_env: {key_env}
+    retry_base_seconds: 0
+    max_retries: 0
+    request_timeout_seconds: 30
+    models: [{{id: deepseek-chat, context_window: 64000}}]
+- id: agent-loop
+  name: agent-loop
+  config: {{model: deepseek/deepseek-chat}}
+- bundle: shadow-mind
+"""
+CODEX_CONFIG = """model = "loopback-model"
+model_provider = "loopback"
+
+[features]
+hooks = true
+
+[model_providers.loopback]
+name = "Loopback"
+base_url = "{base_url}/codex/v1"
+env_key = "SHADOW_CHECK_AGENT_KEY"
+wire_api = "responses"
+"""
+PROMPT = "Read notes.txt and tell me what it says."
+Check = dict[str, Any]
+
+
+def parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    p.add_argument("--codex", metavar="PATH", default=os.environ.get("SHADOW_CODEX_BIN"), help="the codex CLI")
+    p.add_argument("--claude", metavar="PATH", default=os.environ.get("SHADOW_CLAUDE_BIN"), help="the claude CLI")
+    p.add_argument("--timeout", type=float, default=240.0, metavar="S", help="bound on one CLI run (default 240)")
+    p.add_argument("--keep", metavar="DIR", help="make the temporary worlds under DIR and keep them")
+    p.add_argument("--json", action="store_true", help="print one JSON object instead of lines")
+    return p
+
+
+def hook_entry(agent: str, profile: Path) -> dict[str, Any]:
+    """The Stop entry of docs/foreign-agents.md, with the full path of ``harness``."""
+    exe = Path(sys.executable).with_name("harness")
+    harness = shlex.quote(str(exe)) if exe.exists() else f"{shlex.quote(sys.executable)} -m harness"
+    command = f"{harness} shadow hook {agent} --profile {shlex.quote(str(profile))} --timeout 45"
+    return {"hooks": {"Stop": [{"hooks": [{"type": "command", "command": command, "timeout": 60}]}]}}
+
+
+def world(root: Path, base_url: str) -> dict[str, Path]:
+    paths = {name: root / name for name in ("home", "dsh", "work")}
+    for path in paths.values():
+        path.mkdir(mode=0o700, parents=True)
+    (paths["dsh"] / "shadow-minds").mkdir(mode=0o700)
+    (paths["dsh"] / "shadow-minds" / "default.md").write_text(DEFINITION)
+    paths["profile"] = root / "profile.yml"
+    paths["profile"].write_text(PROFILE.format(base_url=base_url, key_env=KEY_ENV))
+    return paths
+
+
+def environment(paths: dict[str, Path], **extra: str) -> dict[str, str]:
+    """Only what the run needs: no proxy, no developer settings, no real credentials."""
+    env = {"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "HOME": str(paths["home"]), "LANG": "C.UTF-8"}
+    env.update(DSH_HOME=str(paths["dsh"]), NO_PROXY="127.0.0.1,localhost", **{KEY_ENV: "sk-shadow-check-reviewer-0000"})
+    env.update(extra)
+    return env
+
+
+def version(binary: str) -> str:
+    try:
+        out = subprocess.run([binary, "--version"], capture_output=True, text=True, timeout=60, stdin=subprocess.DEVNULL)
+    except (OSError, subprocess.TimeoutExpired) as exc:
+        return f"unknown ({exc})"
+    return (out.stdout or out.stderr).strip().splitlines()[0] if (out.stdout or out.stderr).strip() else "unknown"
+
+
+def run_cli(argv: list[str], cwd: Path, env: dict[str, str], timeout: float) -> tuple[int | None, str, str]:
+    try:
+        done = subprocess.run(argv, cwd=cwd, env=env, stdin=subprocess.DEVNULL, capture_output=True, text=True, timeout=timeout)
+    except subprocess.TimeoutExpired as exc:
+        return None, str(exc.stdout or ""), f"timed out after {timeout:g} s"
+    return done.returncode, done.stdout, done.stderr
+
+
+def check(name: str, ok: bool, detail: str = "") -> Check:
+    return {"check": name, "ok": bool(ok), "detail": detail}
+
+
+def transcript_checks(path: Path | None, reason: str) -> list[Check]:
+    """What our importer makes of the file the CLI really wrote."""
+    if path is None:
+        return [check("the CLI wrote a transcript", False, "none found")]
+    checks = [check("the CLI wrote a transcript", True, path.name)]
+    try:
+        imported = import_transcript(path)
+    except Exception as exc:  # the check reports any failure of the importer, whatever it is
+        return [*checks, check("the importer read it", False, f"{type(exc).__name__}: {exc}")]
+    calls = [e for e in imported.events if e.type == "tool/call"]
+    results = [e for e in imported.events if e.type == "tool/result"]
+    paired = sorted(e.data["call_id"] for e in calls) == sorted(e.data["call_id"] for e in results)
+    failed = [e for e in results if e.data.get("error") or _result_flag(e.data)]
+    said = [e for e in imported.events if e.type == "user/message"]
+    hooks = [e for e in said if e.data["message"]["source"].get("kind") == "hook"]
+    persons = [e for e in said if e.data["message"]["source"].get("kind") == "user"]
+    cited = [e.data["transcript_line"] for e in failed]
+    checks += [
+        check("the importer read it", True, f"{imported.lines} lines, {len(imported.events)} events"),
+        check("no entry kind unknown to the importer", not imported.unknown, json.dumps(dict(imported.unknown))),
+        check("every tool call has exactly one result", bool(calls) and paired and imported.synthesised == 0),
+        check("the failed command's result is flagged as an error", len(failed) == 1),
+        check(
+            "the finding cites the failed result's transcript line",
+            bool(cited) and f"transcript line {cited[0]}" in reason,
+            f"lines {cited}",
+        ),
+        check("the Stop hook's feedback is imported as the hook's, not the person's", len(hooks) == 1),
+        check(
+            "the person's only message is the prompt",
+            len(persons) == 1 and PROMPT in json.dumps(persons[0].data["message"]),
+            f"{len(persons)} user messages",
+        ),
+    ]
+    return checks
+
+
+def _result_flag(data: dict[str, Any]) -> bool:
+    blocks = data.get("message", {}).get("content") or [{}]
+    return blocks[0].get("is_error") is True
+
+
+def bridge_checks(paths: dict[str, Path], agent: str, rc: int | None, stdout: str, stderr: str, reviews: int) -> list[Check]:
+    states = sorted((paths["dsh"] / "imports" / "hooks").glob(f"{agent}-*.json"))
+    state = json.loads(states[0].read_text()) if len(states) == 1 else {}
+    tail = stderr.strip().splitlines()[-3:]
+    return [
+        check("the CLI exited 0", rc == 0, f"exit {rc}; " + " | ".join(tail)),
+        check("the hook reviewed once, with a report", state.get("last_outcome") == "report" and reviews == 1),
+        check("the second stop passed on stop_hook_active", state.get("last_skip") == "stop_hook_active"),
+        check("the agent answered the finding before it stopped", OWNED_UP in stdout and CLAIM not in stdout.split(OWNED_UP)[-1]),
+    ]
+
+
+def run_codex(binary: str, root: Path, server: ModelServer, timeout: float) -> list[Check]:
+    paths = world(root, server.base_url)
+    codex_home = paths["home"] / ".codex"
+    codex_home.mkdir(mode=0o700)
+    (codex_home / "config.toml").write_text(CODEX_CONFIG.format(base_url=server.base_url))
+    (codex_home / "hooks.json").write_text(json.dumps(hook_entry("codex", paths["profile"]), indent=2))
+    env = environment(paths, CODEX_HOME=str(codex_home), SHADOW_CHECK_AGENT_KEY="sk-shadow-check-agent-0000")
+    # hook trust is kept per hook hash and given in the TUI's /hooks; exec runs untrusted hooks only with this flag
+    argv = [binary, "exec", "--dangerously-bypass-hook-trust", "--skip-git-repo-check", "-s", "danger-full-access"]
+    rc, out, err = run_cli([*argv, PROMPT], paths["work"], env, timeout)
+    reason = _codex_reason(server.recorder.bodies("codex"))
+    rollouts = sorted((codex_home / "sessions").rglob("rollout-*.jsonl"))
+    checks = bridge_checks(paths, "codex", rc, out, err, len(server.recorder.bodies("reviewer")))
+    checks.insert(2, check("Codex sent the finding to its model as the next input", RELAY_MARK in reason))
+    return checks + transcript_checks(rollouts[0] if len(rollouts) == 1 else None, reason)
+
+
+def _codex_reason(bodies: list[dict[str, Any]]) -> str:
+    """The text of the hook's answer as Codex passed it on (a ``<hook_prompt>`` user message)."""
+    for body in bodies:
+        for item in body.get("input") or ():
+            for block in item.get("content") or () if isinstance(item, dict) and item.get("role") == "user" else ():
+                text = block.get("text") if isinstance(block, dict) else None
+                if isinstance(text, str) and RELAY_MARK in text:
+                    return text
+    return ""
+
+
+def run_claude(binary: str, root: Path, server: ModelServer, timeout: float) -> list[Check]:
+    paths = world(root, server.base_url)
+    settings = paths["work"] / ".claude"
+    settings.mkdir(mode=0o700)
+    (settings / "settings.json").write_text(json.dumps(hook_entry("claude-code", paths["profile"]), indent=2))
+    env = environment(
+        paths,
+        ANTHROPIC_BASE_URL=f"{server.base_url}/claude",
+        ANTHROPIC_API_KEY="sk-ant-shadow-check-agent-0000",
+        CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC="1",
+        DISABLE_AUTOUPDATER="1",
+    )
+    argv = [binary, "-p", PROMPT, "--model", "claude-loopback"]
+    rc, out, err = run_cli(argv, paths["work"], env, timeout)
+    reason = _claude_reason(server.recorder.bodies("claude"))
+    transcripts = sorted((paths["home"] / ".claude" / "projects").glob("*/*.jsonl"))
+    checks = bridge_checks(paths, "claude-code", rc, out, err, len(server.recorder.bodies("reviewer")))
+    checks.insert(2, check("Claude Code sent the finding to its model as the next input", RELAY_MARK in reason))
+    return checks + transcript_checks(transcripts[0] if len(transcripts) == 1 else None, reason)
+
+
+def _claude_reason(bodies: list[dict[str, Any]]) -> str:
+    for body in bodies:
+        for message in body.get("messages") or ():
+            content = message.get("content") if isinstance(message, dict) else None
+            blocks = [{"text": content}] if isinstance(content, str) else content or ()
+            for block in blocks:
+                text = block.get("text") if isinstance(block, dict) else None
+                if isinstance(text, str) and RELAY_MARK in text:
+                    return text
+    return ""
+
+
+RUNNERS: dict[str, Callable[[str, Path, ModelServer, float], list[Check]]] = {"codex": run_codex, "claude": run_claude}
+
+
+def one_agent(name: str, given: str | None, base: Path, timeout: float) -> dict[str, Any]:
+    binary = shutil.which(given) if given else None
+    if binary is None:
+        why = f"no executable at {given!r}" if given else f"no --{name} and no $SHADOW_{name.upper()}_BIN"
+        return {"agent": name, "status": "skipped", "reason": why}
+    root = Path(tempfile.mkdtemp(prefix=f"{name}-", dir=base))
+    with ModelServer() as server:
+        checks = RUNNERS[name](binary, root, server, timeout)
+    status = "passed" if all(c["ok"] for c in checks) else "failed"
+    return {"agent": name, "status": status, "binary": binary, "version": version(binary), "dir": str(root), "checks": checks}
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = parser().parse_args(argv)
+    if args.timeout <= 0:
+        print("real_agents_check: --timeout must be positive", file=sys.stderr)
+        return 2
+    keep = Path(args.keep) if args.keep else None
+    if keep is not None:
+        keep.mkdir(parents=True, exist_ok=True)
+    base = Path(tempfile.mkdtemp(prefix="shadow-real-agents-", dir=keep))
+    try:
+        reports = [one_agent(name, getattr(args, name), base, args.timeout) for name in RUNNERS]
+    finally:
+        if keep is None:
+            shutil.rmtree(base, ignore_errors=True)
+    if args.json:
+        print(json.dumps({"agents": reports}, indent=2))
+    else:
+        for report in reports:
+            head = f"{report['agent']}: {report['status']}"
+            print(f"{head} ({report.get('version') or report.get('reason')})")
+            for c in report.get("checks", ()):
+                print(f"  {'ok  ' if c['ok'] else 'FAIL'} {c['check']}" + (f" [{c['detail']}]" if c["detail"] else ""))
+    return 1 if any(r["status"] == "failed" for r in reports) else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
