@@ -24,7 +24,7 @@ from typing import Any
 
 import pytest
 
-from harness.transcripts import import_transcript
+from harness.transcripts import TranscriptError, import_transcript
 from harness.transcripts.model import ImportedTranscript
 
 from ..cli_env import cli_env
@@ -76,6 +76,18 @@ def test_codexs_environment_context_is_bookkeeping_not_a_user_turn() -> None:
     texts = [_text(e) for e in imported.events if e.type == "user/message"]
     assert not any("<environment_context>" in t for t in texts)
     assert imported.skipped["message:harness"] == 1
+
+
+def test_a_session_id_that_starts_with_digits_names_the_file(tmp_path: Path) -> None:
+    # Claude Code names the transcript by its session id; a real run's started "148a..." and the
+    # importer's file label, scrubbed with that name as the path marker, failed with re.error
+    named = tmp_path / "148aac11-9c4e-4b6f-8a0e-5f1d2c3b4a59.jsonl"
+    named.write_bytes(CLAUDE.read_bytes())
+    assert import_transcript(named).lines == 13
+    named.write_bytes(CLAUDE.read_bytes() + b'{"type": "user"')
+    with pytest.raises(TranscriptError) as cut:
+        import_transcript(named)
+    assert str(cut.value).startswith(f"{named.name}:14: line 14 is cut short")
 
 
 def test_the_script_starts_and_skips_a_missing_cli(tmp_path: Path) -> None:
