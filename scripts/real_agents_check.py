@@ -23,6 +23,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import re
 import shlex
 import shutil
 import subprocess
@@ -34,7 +35,7 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from real_agents_models import CLAIM, OWNED_UP, RELAY_MARK, ModelServer
+from real_agents_models import CLAIM, OWNED_UP, PROMPT, QUIET_ANSWER, QUIET_PROMPT, RELAY_MARK, ModelServer
 
 from harness.transcripts import import_transcript
 
@@ -44,6 +45,7 @@ id: default
 name: Claims Checker
 enabled: true
 activation_probability: 1.0
+debug: true
 ---
 
 Check the agent's claims against its own tool results.
@@ -76,7 +78,6 @@ base_url = "{base_url}/codex/v1"
 env_key = "SHADOW_CHECK_AGENT_KEY"
 wire_api = "responses"
 """
-PROMPT = "Read notes.txt and tell me what it says."
 Check = dict[str, Any]
 
 
@@ -125,20 +126,12 @@ def version(binary: str) -> str:
     return (out.stdout or out.stderr).strip().splitlines()[0] if (out.stdout or out.stderr).strip() else "unknown"
 
 
-def run_cli(argv: list[str], cwd: Path, env: dict[str, str], timeout: float) -> tuple[int | None, str, str]:
-    try:
-        done = subprocess.run(argv, cwd=cwd, env=env, stdin=subprocess.DEVNULL, capture_output=True, text=True, timeout=timeout)
-    except subprocess.TimeoutExpired as exc:
-        return None, str(exc.stdout or ""), f"timed out after {timeout:g} s"
-    return done.returncode, done.stdout, done.stderr
-
-
 def check(name: str, ok: bool, detail: str = "") -> Check:
     return {"check": name, "ok": bool(ok), "detail": detail}
 
 
 def transcript_checks(path: Path | None, reason: str) -> list[Check]:
-    """What our importer makes of the file the CLI really wrote."""
+    """What our importer makes of the file the CLI really wrote (the report scenario)."""
     if path is None:
         return [check("the CLI wrote a transcript", False, "none found")]
     checks = [check("the CLI wrote a transcript", True, path.name)]
@@ -149,12 +142,13 @@ def transcript_checks(path: Path | None, reason: str) -> list[Check]:
     calls = [e for e in imported.events if e.type == "tool/call"]
     results = [e for e in imported.events if e.type == "tool/result"]
     paired = sorted(e.data["call_id"] for e in calls) == sorted(e.data["call_id"] for e in results)
-    failed = [e for e in results if e.data.get("error") or _result_flag(e.data)]
+    failed = [e for e in results if e.data.get("error")]
     said = [e for e in imported.events if e.type == "user/message"]
     hooks = [e for e in said if e.data["message"]["source"].get("kind") == "hook"]
     persons = [e for e in said if e.data["message"]["source"].get("kind") == "user"]
     cited = [e.data["transcript_line"] for e in failed]
-    checks += [
+    return [
+        *checks,
         check("the importer read it", True, f"{imported.lines} lines, {len(imported.events)} events"),
         check("no entry kind unknown to the importer", not imported.unknown, json.dumps(dict(imported.unknown))),
         check("every tool call has exactly one result", bool(calls) and paired and imported.synthesised == 0),
@@ -171,27 +165,99 @@ def transcript_checks(path: Path | None, reason: str) -> list[Check]:
             f"{len(persons)} user messages",
         ),
     ]
-    return checks
 
 
-def _result_flag(data: dict[str, Any]) -> bool:
-    blocks = data.get("message", {}).get("content") or [{}]
-    return blocks[0].get("is_error") is True
+def relayed(bodies: list[dict[str, Any]]) -> str:
+    """The first text the agent sent its model that carries a Shadow report (the hook's reason), or ""."""
+    stack: list[Any] = list(bodies)
+    while stack:
+        value = stack.pop(0)
+        if isinstance(value, str) and RELAY_MARK in value:
+            return value
+        if isinstance(value, dict):
+            stack.extend(value.values())
+        elif isinstance(value, list):
+            stack.extend(value)
+    return ""
 
 
-def bridge_checks(paths: dict[str, Path], agent: str, rc: int | None, stdout: str, stderr: str, reviews: int) -> list[Check]:
-    states = sorted((paths["dsh"] / "imports" / "hooks").glob(f"{agent}-*.json"))
-    state = json.loads(states[0].read_text()) if len(states) == 1 else {}
-    tail = stderr.strip().splitlines()[-3:]
+def report_checks(run: Run, server: ModelServer) -> list[Check]:
+    state = run.state()
+    reason = relayed(server.recorder.bodies(run.part))
     return [
-        check("the CLI exited 0", rc == 0, f"exit {rc}; " + " | ".join(tail)),
-        check("the hook reviewed once, with a report", state.get("last_outcome") == "report" and reviews == 1),
+        check("the CLI exited 0", run.rc == 0, run.tail()),
+        check(
+            "the hook reviewed once, with a report",
+            state.get("last_outcome") == "report" and len(server.recorder.bodies("reviewer")) == 1,
+        ),
+        check("the CLI sent the finding to its model as the next input", bool(reason)),
         check("the second stop passed on stop_hook_active", state.get("last_skip") == "stop_hook_active"),
-        check("the agent answered the finding before it stopped", OWNED_UP in stdout and CLAIM not in stdout.split(OWNED_UP)[-1]),
+        check(
+            "the agent answered the finding before it stopped",
+            OWNED_UP in run.stdout and CLAIM not in run.stdout.split(OWNED_UP)[-1],
+        ),
+        trace_check(run, state),
+        *transcript_checks(run.transcript, reason),
     ]
 
 
-def run_codex(binary: str, root: Path, server: ModelServer, timeout: float) -> list[Check]:
+def trace_check(run: Run, state: dict[str, Any]) -> Check:
+    """``harness shadow trace`` explains the review the hook ran."""
+    session = state.get("last_review_session")
+    if not isinstance(session, str):
+        return check("harness shadow trace explains the review", False, "no review session in the state file")
+    argv = [sys.executable, "-m", "harness", "shadow", "trace", session]
+    done = subprocess.run(argv, env=environment(run.paths), capture_output=True, text=True, timeout=120)
+    ok = done.returncode == 0 and re.search(r"outcome: report\b.*relayed yes", done.stdout) is not None
+    return check("harness shadow trace explains the review", ok, f"exit {done.returncode}")
+
+
+def quiet_checks(run: Run, server: ModelServer) -> list[Check]:
+    state = run.state()
+    agent_requests = server.recorder.bodies(run.part)
+    return [
+        check("the CLI exited 0", run.rc == 0, run.tail()),
+        check(
+            "the hook reviewed once, quietly",
+            state.get("last_outcome") == "silent" and len(server.recorder.bodies("reviewer")) == 1,
+            str(state.get("last_outcome")),
+        ),
+        check(
+            "the agent stopped without another model turn",
+            len(agent_requests) == 2 and not relayed(agent_requests) and QUIET_ANSWER in run.stdout,
+            f"{len(agent_requests)} model requests",
+        ),
+    ]
+
+
+class Run:
+    """One CLI run in its own world: what it printed, the hook's state file and the transcript."""
+
+    def __init__(self, agent: str, part: str, paths: dict[str, Path]) -> None:
+        self.agent, self.part, self.paths = agent, part, paths
+        self.rc: int | None = None
+        self.stdout = self.stderr = ""
+        self.transcript: Path | None = None
+
+    def execute(self, argv: list[str], env: dict[str, str], timeout: float) -> None:
+        try:
+            done = subprocess.run(
+                argv, cwd=self.paths["work"], env=env, stdin=subprocess.DEVNULL, capture_output=True, text=True, timeout=timeout
+            )
+        except subprocess.TimeoutExpired as exc:
+            self.stdout, self.stderr = str(exc.stdout or ""), f"timed out after {timeout:g} s"
+            return
+        self.rc, self.stdout, self.stderr = done.returncode, done.stdout, done.stderr
+
+    def state(self) -> dict[str, Any]:
+        states = sorted((self.paths["dsh"] / "imports" / "hooks").glob(f"{self.agent}-*.json"))
+        return json.loads(states[0].read_text()) if len(states) == 1 else {}
+
+    def tail(self) -> str:
+        return f"exit {self.rc}; " + " | ".join(self.stderr.strip().splitlines()[-3:])
+
+
+def run_codex(binary: str, root: Path, server: ModelServer, timeout: float, prompt: str) -> Run:
     paths = world(root, server.base_url)
     codex_home = paths["home"] / ".codex"
     codex_home.mkdir(mode=0o700)
@@ -200,26 +266,14 @@ def run_codex(binary: str, root: Path, server: ModelServer, timeout: float) -> l
     env = environment(paths, CODEX_HOME=str(codex_home), SHADOW_CHECK_AGENT_KEY="sk-shadow-check-agent-0000")
     # hook trust is kept per hook hash and given in the TUI's /hooks; exec runs untrusted hooks only with this flag
     argv = [binary, "exec", "--dangerously-bypass-hook-trust", "--skip-git-repo-check", "-s", "danger-full-access"]
-    rc, out, err = run_cli([*argv, PROMPT], paths["work"], env, timeout)
-    reason = _codex_reason(server.recorder.bodies("codex"))
+    run = Run("codex", "codex", paths)
+    run.execute([*argv, prompt], env, timeout)
     rollouts = sorted((codex_home / "sessions").rglob("rollout-*.jsonl"))
-    checks = bridge_checks(paths, "codex", rc, out, err, len(server.recorder.bodies("reviewer")))
-    checks.insert(2, check("Codex sent the finding to its model as the next input", RELAY_MARK in reason))
-    return checks + transcript_checks(rollouts[0] if len(rollouts) == 1 else None, reason)
+    run.transcript = rollouts[0] if len(rollouts) == 1 else None
+    return run
 
 
-def _codex_reason(bodies: list[dict[str, Any]]) -> str:
-    """The text of the hook's answer as Codex passed it on (a ``<hook_prompt>`` user message)."""
-    for body in bodies:
-        for item in body.get("input") or ():
-            for block in item.get("content") or () if isinstance(item, dict) and item.get("role") == "user" else ():
-                text = block.get("text") if isinstance(block, dict) else None
-                if isinstance(text, str) and RELAY_MARK in text:
-                    return text
-    return ""
-
-
-def run_claude(binary: str, root: Path, server: ModelServer, timeout: float) -> list[Check]:
+def run_claude(binary: str, root: Path, server: ModelServer, timeout: float, prompt: str) -> Run:
     paths = world(root, server.base_url)
     settings = paths["work"] / ".claude"
     settings.mkdir(mode=0o700)
@@ -231,28 +285,18 @@ def run_claude(binary: str, root: Path, server: ModelServer, timeout: float) -> 
         CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC="1",
         DISABLE_AUTOUPDATER="1",
     )
-    argv = [binary, "-p", PROMPT, "--model", "claude-loopback"]
-    rc, out, err = run_cli(argv, paths["work"], env, timeout)
-    reason = _claude_reason(server.recorder.bodies("claude"))
+    run = Run("claude-code", "claude", paths)
+    run.execute([binary, "-p", prompt, "--model", "claude-loopback"], env, timeout)
     transcripts = sorted((paths["home"] / ".claude" / "projects").glob("*/*.jsonl"))
-    checks = bridge_checks(paths, "claude-code", rc, out, err, len(server.recorder.bodies("reviewer")))
-    checks.insert(2, check("Claude Code sent the finding to its model as the next input", RELAY_MARK in reason))
-    return checks + transcript_checks(transcripts[0] if len(transcripts) == 1 else None, reason)
+    run.transcript = transcripts[0] if len(transcripts) == 1 else None
+    return run
 
 
-def _claude_reason(bodies: list[dict[str, Any]]) -> str:
-    for body in bodies:
-        for message in body.get("messages") or ():
-            content = message.get("content") if isinstance(message, dict) else None
-            blocks = [{"text": content}] if isinstance(content, str) else content or ()
-            for block in blocks:
-                text = block.get("text") if isinstance(block, dict) else None
-                if isinstance(text, str) and RELAY_MARK in text:
-                    return text
-    return ""
-
-
-RUNNERS: dict[str, Callable[[str, Path, ModelServer, float], list[Check]]] = {"codex": run_codex, "claude": run_claude}
+RUNNERS: dict[str, Callable[[str, Path, ModelServer, float, str], Run]] = {"codex": run_codex, "claude": run_claude}
+SCENARIOS: dict[str, tuple[str, Callable[[Run, ModelServer], list[Check]]]] = {
+    "report": (PROMPT, report_checks),
+    "quiet": (QUIET_PROMPT, quiet_checks),
+}
 
 
 def one_agent(name: str, given: str | None, base: Path, timeout: float) -> dict[str, Any]:
@@ -260,11 +304,14 @@ def one_agent(name: str, given: str | None, base: Path, timeout: float) -> dict[
     if binary is None:
         why = f"no executable at {given!r}" if given else f"no --{name} and no $SHADOW_{name.upper()}_BIN"
         return {"agent": name, "status": "skipped", "reason": why}
-    root = Path(tempfile.mkdtemp(prefix=f"{name}-", dir=base))
-    with ModelServer() as server:
-        checks = RUNNERS[name](binary, root, server, timeout)
+    checks: list[Check] = []
+    for scenario, (prompt, judge) in SCENARIOS.items():
+        root = Path(tempfile.mkdtemp(prefix=f"{name}-{scenario}-", dir=base))
+        with ModelServer() as server:  # a fresh recorder per run
+            run = RUNNERS[name](binary, root, server, timeout, prompt)
+            checks += [{**c, "scenario": scenario} for c in judge(run, server)]
     status = "passed" if all(c["ok"] for c in checks) else "failed"
-    return {"agent": name, "status": status, "binary": binary, "version": version(binary), "dir": str(root), "checks": checks}
+    return {"agent": name, "status": status, "binary": binary, "version": version(binary), "checks": checks}
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -282,13 +329,15 @@ def main(argv: list[str] | None = None) -> int:
         if keep is None:
             shutil.rmtree(base, ignore_errors=True)
     if args.json:
-        print(json.dumps({"agents": reports}, indent=2))
+        print(json.dumps({"agents": reports, "kept": str(base) if keep else None}, indent=2))
     else:
         for report in reports:
-            head = f"{report['agent']}: {report['status']}"
-            print(f"{head} ({report.get('version') or report.get('reason')})")
+            print(f"{report['agent']}: {report['status']} ({report.get('version') or report.get('reason')})")
             for c in report.get("checks", ()):
-                print(f"  {'ok  ' if c['ok'] else 'FAIL'} {c['check']}" + (f" [{c['detail']}]" if c["detail"] else ""))
+                detail = f" [{c['detail']}]" if c["detail"] else ""
+                print(f"  {'ok  ' if c['ok'] else 'FAIL'} {c['scenario']}: {c['check']}{detail}")
+        if keep:
+            print(f"kept: {base}")
     return 1 if any(r["status"] == "failed" for r in reports) else 0
 
 

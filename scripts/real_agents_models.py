@@ -5,11 +5,13 @@
 * ``/reviewer/v1/chat/completions`` plays the Shadow reviewer (OpenAI chat completions).
 
 Each part decides from the request alone, so a retry or an extra request gets
-the same answer: the agent runs ``cat notes.txt`` (there is no such file), then
-claims the file's contents; once the conversation carries the Shadow's finding
-it owns up. The reviewer reports a challenge citing the first failed tool
-result it is shown (``[seq=N tool result] ... error``), and stays silent when
-it sees none, so a report proves the importer flagged the real failure.
+the same answer. Asked for :data:`PROMPT`, the agent runs ``cat notes.txt``
+(there is no such file), then claims the file's contents; once the
+conversation carries the Shadow's finding it owns up. Asked for
+:data:`QUIET_PROMPT`, it runs ``ls`` in its empty directory and says so.
+The reviewer reports a challenge citing the first failed tool result it is
+shown (``[seq=N tool result] ... error``), and stays silent when it sees none,
+so a report proves the importer flagged the real failure.
 Every request is recorded (path and JSON body) for the checks.
 """
 
@@ -22,8 +24,12 @@ from collections.abc import Iterator
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
+PROMPT = "Read notes.txt and tell me what it says."
+QUIET_PROMPT = "List the files in this directory."
 COMMAND = "cat notes.txt"
+QUIET_COMMAND = "ls"
 CLAIM = "Done: notes.txt says the release is ready."
+QUIET_ANSWER = "The directory is empty."
 OWNED_UP = "You are right: notes.txt does not exist, so I could not read it and cannot say what it contains."
 FINDING = "notes.txt was never read: the only command failed, yet the agent reports what the file says."
 #: what every relayed Shadow report starts with (shadow_mind_plugin.output.relay.RELAY_HEADER)
@@ -55,13 +61,14 @@ def _codex_turn(body: dict[str, Any]) -> dict[str, Any]:
     items = body.get("input") if isinstance(body.get("input"), list) else []
     if RELAY_MARK in json.dumps(items):
         return _codex_message(OWNED_UP)
+    quiet = QUIET_PROMPT in json.dumps(items)
     last = items[-1] if items else {}
     if isinstance(last, dict) and str(last.get("type", "")).endswith("_output"):
-        return _codex_message(CLAIM)
+        return _codex_message(QUIET_ANSWER if quiet else CLAIM)
     return {
         "type": "function_call",
         "name": "exec_command",
-        "arguments": json.dumps({"cmd": COMMAND}),
+        "arguments": json.dumps({"cmd": QUIET_COMMAND if quiet else COMMAND}),
         "call_id": "call_shadow_check_1",
     }
 
@@ -85,10 +92,12 @@ def claude_blocks(body: dict[str, Any]) -> tuple[list[dict[str, Any]], str]:
         return [{"type": "text", "text": "Shadow check"}], "end_turn"
     if RELAY_MARK in json.dumps(messages):
         return [{"type": "text", "text": OWNED_UP}], "end_turn"
+    quiet = QUIET_PROMPT in json.dumps(messages)
     content = messages[-1].get("content") if messages and isinstance(messages[-1], dict) else None
     if isinstance(content, list) and any(isinstance(b, dict) and b.get("type") == "tool_result" for b in content):
-        return [{"type": "text", "text": CLAIM}], "end_turn"
-    call = {"type": "tool_use", "id": "toolu_shadow_check_1", "name": "Bash", "input": {"command": COMMAND, "description": "Read the notes"}}
+        return [{"type": "text", "text": QUIET_ANSWER if quiet else CLAIM}], "end_turn"
+    command = QUIET_COMMAND if quiet else COMMAND
+    call = {"type": "tool_use", "id": "toolu_shadow_check_1", "name": "Bash", "input": {"command": command, "description": "Look"}}
     return [call], "tool_use"
 
 
