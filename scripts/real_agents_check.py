@@ -69,9 +69,6 @@ PROFILE = """
 CODEX_CONFIG = """model = "loopback-model"
 model_provider = "loopback"
 
-[features]
-hooks = true
-
 [model_providers.loopback]
 name = "Loopback"
 base_url = "{base_url}/codex/v1"
