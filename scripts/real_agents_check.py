@@ -7,11 +7,17 @@ definition, a profile whose reviewer is the loopback server, and an empty
 working directory. It installs ``harness shadow hook <agent>`` as
 docs/foreign-agents.md says, points the CLI at the loopback model
 (``real_agents_models.py``) and runs one non-interactive prompt
-(``codex exec`` / ``claude -p``). The scripted agent runs ``cat notes.txt``
-(which fails), claims the file's contents and stops; the checks then say
-whether the hook ran, reviewed the transcript the CLI really wrote, blocked the
-stop with a finding the agent read as its next input, and let the second stop
-through (``stop_hook_active``).
+(``codex exec`` / ``claude -p``), once per scenario:
+
+* ``report``: the scripted agent runs ``cat notes.txt`` (which fails), claims
+  the file's contents and stops; the checks say whether the hook ran, reviewed
+  the transcript the CLI really wrote, blocked the stop with a finding the
+  agent read as its next input, and let the second stop through
+  (``stop_hook_active``);
+* ``quiet``: the agent's ``ls`` succeeds, the reviewer is silent and the agent
+  stops after its one turn;
+* ``ephemeral`` (Codex only): ``--ephemeral`` writes no rollout, the hook gets
+  ``transcript_path: null`` and answers ``{}`` without a review.
 
 It installs nothing. A CLI that is not given, or not found, is reported as
 skipped. Exit status: 0 every CLI that ran passed its checks (or none ran),
@@ -187,6 +193,10 @@ def report_checks(run: Run, server: ModelServer) -> list[Check]:
             "the hook reviewed once, with a report",
             state.get("last_outcome") == "report" and len(server.recorder.bodies("reviewer")) == 1,
         ),
+        check(
+            "the transcript the hook read already held the agent's last message",
+            CLAIM in json.dumps(server.recorder.bodies("reviewer")),
+        ),
         check("the CLI sent the finding to its model as the next input", bool(reason)),
         check("the second stop passed on stop_hook_active", state.get("last_skip") == "stop_hook_active"),
         check(
@@ -227,6 +237,19 @@ def quiet_checks(run: Run, server: ModelServer) -> list[Check]:
     ]
 
 
+def ephemeral_checks(run: Run, server: ModelServer) -> list[Check]:
+    state = run.state()
+    return [
+        check("the CLI exited 0", run.rc == 0, run.tail()),
+        check(
+            "the hook answered {} for a null transcript_path, without a review",
+            state.get("last_skip") == "no_transcript" and not server.recorder.bodies("reviewer"),
+            str(state.get("last_skip")),
+        ),
+        check("the agent stopped after its turn", len(server.recorder.bodies(run.part)) == 2 and CLAIM in run.stdout),
+    ]
+
+
 class Run:
     """One CLI run in its own world: what it printed, the hook's state file and the transcript."""
 
@@ -254,7 +277,7 @@ class Run:
         return f"exit {self.rc}; " + " | ".join(self.stderr.strip().splitlines()[-3:])
 
 
-def run_codex(binary: str, root: Path, server: ModelServer, timeout: float, prompt: str) -> Run:
+def run_codex(binary: str, root: Path, server: ModelServer, timeout: float, prompt: str, *flags: str) -> Run:
     paths = world(root, server.base_url)
     codex_home = paths["home"] / ".codex"
     codex_home.mkdir(mode=0o700)
@@ -264,13 +287,13 @@ def run_codex(binary: str, root: Path, server: ModelServer, timeout: float, prom
     # hook trust is kept per hook hash and given in the TUI's /hooks; exec runs untrusted hooks only with this flag
     argv = [binary, "exec", "--dangerously-bypass-hook-trust", "--skip-git-repo-check", "-s", "danger-full-access"]
     run = Run("codex", "codex", paths)
-    run.execute([*argv, prompt], env, timeout)
+    run.execute([*argv, *flags, prompt], env, timeout)
     rollouts = sorted((codex_home / "sessions").rglob("rollout-*.jsonl"))
     run.transcript = rollouts[0] if len(rollouts) == 1 else None
     return run
 
 
-def run_claude(binary: str, root: Path, server: ModelServer, timeout: float, prompt: str) -> Run:
+def run_claude(binary: str, root: Path, server: ModelServer, timeout: float, prompt: str, *flags: str) -> Run:
     paths = world(root, server.base_url)
     settings = paths["work"] / ".claude"
     settings.mkdir(mode=0o700)
@@ -283,16 +306,20 @@ def run_claude(binary: str, root: Path, server: ModelServer, timeout: float, pro
         DISABLE_AUTOUPDATER="1",
     )
     run = Run("claude-code", "claude", paths)
-    run.execute([binary, "-p", prompt, "--model", "claude-loopback"], env, timeout)
+    run.execute([binary, "-p", prompt, "--model", "claude-loopback", *flags], env, timeout)
     transcripts = sorted((paths["home"] / ".claude" / "projects").glob("*/*.jsonl"))
     run.transcript = transcripts[0] if len(transcripts) == 1 else None
     return run
 
 
-RUNNERS: dict[str, Callable[[str, Path, ModelServer, float, str], Run]] = {"codex": run_codex, "claude": run_claude}
-SCENARIOS: dict[str, tuple[str, Callable[[Run, ModelServer], list[Check]]]] = {
-    "report": (PROMPT, report_checks),
-    "quiet": (QUIET_PROMPT, quiet_checks),
+RUNNERS: dict[str, Callable[..., Run]] = {"codex": run_codex, "claude": run_claude}
+Judge = Callable[[Run, ModelServer], list[Check]]
+#: scenario -> (prompt, extra CLI flags per agent (absent: not run for that agent), judge)
+SCENARIOS: dict[str, tuple[str, dict[str, tuple[str, ...]], Judge]] = {
+    "report": (PROMPT, {"codex": (), "claude": ()}, report_checks),
+    "quiet": (QUIET_PROMPT, {"codex": (), "claude": ()}, quiet_checks),
+    # Codex writes no rollout and hands the hook transcript_path: null
+    "ephemeral": (PROMPT, {"codex": ("--ephemeral",)}, ephemeral_checks),
 }
 
 
@@ -302,10 +329,12 @@ def one_agent(name: str, given: str | None, base: Path, timeout: float) -> dict[
         why = f"no executable at {given!r}" if given else f"no --{name} and no $SHADOW_{name.upper()}_BIN"
         return {"agent": name, "status": "skipped", "reason": why}
     checks: list[Check] = []
-    for scenario, (prompt, judge) in SCENARIOS.items():
+    for scenario, (prompt, flags, judge) in SCENARIOS.items():
+        if name not in flags:
+            continue
         root = Path(tempfile.mkdtemp(prefix=f"{name}-{scenario}-", dir=base))
         with ModelServer() as server:  # a fresh recorder per run
-            run = RUNNERS[name](binary, root, server, timeout, prompt)
+            run = RUNNERS[name](binary, root, server, timeout, prompt, *flags[name])
             checks += [{**c, "scenario": scenario} for c in judge(run, server)]
     status = "passed" if all(c["ok"] for c in checks) else "failed"
     return {"agent": name, "status": status, "binary": binary, "version": version(binary), "checks": checks}

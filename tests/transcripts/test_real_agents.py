@@ -127,7 +127,8 @@ def _binary(var: str) -> str | None:
 @pytest.mark.skipif(_binary("SHADOW_CODEX_BIN") is None, reason="set SHADOW_CODEX_BIN to a codex CLI to run it")
 def test_the_bridge_under_the_real_codex() -> None:
     agent = _real_run("--codex", str(_binary("SHADOW_CODEX_BIN")))
-    assert agent["status"] == "passed" and {c["scenario"] for c in agent["checks"]} == {"report", "quiet"}
+    assert agent["status"] == "passed"
+    assert {c["scenario"] for c in agent["checks"]} == {"report", "quiet", "ephemeral"}
 
 
 @pytest.mark.skipif(_binary("SHADOW_CLAUDE_BIN") is None, reason="set SHADOW_CLAUDE_BIN to a claude CLI to run it")
