@@ -178,8 +178,8 @@ class _Handler(BaseHTTPRequestHandler):
             if body.get("stream"):
                 self._stream(f"event: {e['type']}\ndata: {json.dumps(e)}\n\n" for e in claude_events(blocks, stop))
             else:
-                whole = {"id": "msg_shadow_check", "type": "message", "role": "assistant", "model": "claude-loopback"}
-                whole.update(content=blocks, stop_reason=stop, stop_sequence=None, usage={"input_tokens": 1, "output_tokens": 1})
+                whole: dict[str, Any] = {"id": "msg_shadow_check", "type": "message", "role": "assistant"}
+                whole.update(model="claude-loopback", content=blocks, stop_reason=stop, stop_sequence=None, usage={"input_tokens": 1, "output_tokens": 1})
                 self._send(200, json.dumps(whole).encode())
         elif path == "/reviewer/v1/chat/completions":
             chunks = [f"data: {json.dumps(c)}\n\n" for c in reviewer_chunks(body)]
