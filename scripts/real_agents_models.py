@@ -93,8 +93,8 @@ def claude_blocks(body: dict[str, Any]) -> tuple[list[dict[str, Any]], str]:
     if RELAY_MARK in json.dumps(messages):
         return [{"type": "text", "text": OWNED_UP}], "end_turn"
     quiet = QUIET_PROMPT in json.dumps(messages)
-    content = messages[-1].get("content") if messages and isinstance(messages[-1], dict) else None
-    if isinstance(content, list) and any(isinstance(b, dict) and b.get("type") == "tool_result" for b in content):
+    # any result at all, not only in the last message: Claude Code may append its own notes after it
+    if '"tool_result"' in json.dumps(messages):
         return [{"type": "text", "text": QUIET_ANSWER if quiet else CLAIM}], "end_turn"
     command = QUIET_COMMAND if quiet else COMMAND
     call = {"type": "tool_use", "id": "toolu_shadow_check_1", "name": "Bash", "input": {"command": command, "description": "Look"}}
