@@ -17,7 +17,10 @@ docs/foreign-agents.md says, points the CLI at the loopback model
 * ``quiet``: the agent's ``ls`` succeeds, the reviewer is silent and the agent
   stops after its one turn;
 * ``ephemeral`` (Codex only): ``--ephemeral`` writes no rollout, the hook gets
-  ``transcript_path: null`` and answers ``{}`` without a review.
+  ``transcript_path: null`` and answers ``{}`` without a review;
+* ``subagent`` (Claude Code only): the agent delegates the first scenario to a
+  subagent; ``SubagentStop`` reviews the subagent's own transcript, its
+  corrected answer reaches the parent, whose own ``Stop`` review is quiet.
 
 It installs nothing. A CLI that is not given, or not found, is reported as
 skipped. Exit status: 0 every CLI that ran passed its checks (or none ran),
@@ -39,8 +42,8 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from real_agents_judges import Check, ephemeral_checks, quiet_checks, report_checks
-from real_agents_models import PROMPT, QUIET_PROMPT, ModelServer
+from real_agents_judges import Check, ephemeral_checks, quiet_checks, report_checks, subagent_checks
+from real_agents_models import PROMPT, QUIET_PROMPT, SUBAGENT_PROMPT, ModelServer
 from real_agents_world import Run, run_claude, run_codex
 
 
@@ -70,6 +73,8 @@ SCENARIOS: dict[str, tuple[str, dict[str, tuple[str, ...]], Judge]] = {
     "quiet": (QUIET_PROMPT, {"codex": (), "claude": ()}, quiet_checks),
     # Codex writes no rollout and hands the hook transcript_path: null
     "ephemeral": (PROMPT, {"codex": ("--ephemeral",)}, ephemeral_checks),
+    # Claude Code's Agent tool: the SubagentStop entry reviews the subagent's transcript
+    "subagent": (SUBAGENT_PROMPT, {"claude": ()}, subagent_checks),
 }
 
 

@@ -9,7 +9,16 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from real_agents_models import CLAIM, OWNED_UP, PROMPT, QUIET_ANSWER, RELAY_MARK, ModelServer
+from real_agents_models import (
+    CLAIM,
+    OWNED_UP,
+    PROMPT,
+    QUIET_ANSWER,
+    RELAY_MARK,
+    SUBAGENT_DONE,
+    SUBAGENT_PROMPT,
+    ModelServer,
+)
 from real_agents_world import Run, environment
 
 from harness.transcripts import import_transcript
@@ -138,3 +147,36 @@ def ephemeral_checks(run: Run, server: ModelServer) -> list[Check]:
     ]
 
 
+
+
+def subagent_checks(run: Run, server: ModelServer) -> list[Check]:
+    """Claude Code's ``SubagentStop``: the subagent's own transcript is reviewed and its corrected answer reaches the parent."""
+    states = run.states()
+    session = next((s["session_id"] for s in states.values() if isinstance(s.get("session_id"), str)), "")
+    main = states.get(f"{run.agent}-{session}.json", {})
+    subs = [s for name, s in states.items() if name != f"{run.agent}-{session}.json"]
+    bodies = server.recorder.bodies(run.part)
+    reason = relayed(bodies)
+    failed: list[int] = []
+    if len(run.subagent_transcripts) == 1:
+        results = import_transcript(run.subagent_transcripts[0]).events
+        failed = [e.data["transcript_line"] for e in results if e.type == "tool/result" and e.data.get("error")]
+    parent_saw = [b for b in bodies if SUBAGENT_PROMPT in json.dumps(b.get("messages", [])[:1]) and OWNED_UP in json.dumps(b)]
+    return [
+        check("the CLI exited 0", run.rc == 0 and SUBAGENT_DONE in run.stdout, run.tail()),
+        check(
+            "SubagentStop: the hook reviewed the subagent, with a report, and passed its second stop",
+            len(subs) == 1 and subs[0].get("last_outcome") == "report" and subs[0].get("last_skip") == "stop_hook_active",
+        ),
+        check(
+            "the finding cites the failed result's line in the subagent's own transcript",
+            len(failed) == 1 and f"transcript line {failed[0]}" in reason,
+            f"lines {failed}",
+        ),
+        check("the parent received the subagent's corrected answer", bool(parent_saw)),
+        check(
+            "the parent's Stop was reviewed on its own transcript (quiet)",
+            main.get("last_outcome") == "silent" and len(server.recorder.bodies("reviewer")) == 2,
+            str(main.get("last_outcome")),
+        ),
+    ]

@@ -9,6 +9,8 @@ the same answer. Asked for :data:`PROMPT`, the agent runs ``cat notes.txt``
 (there is no such file), then claims the file's contents; once the
 conversation carries the Shadow's finding it owns up. Asked for
 :data:`QUIET_PROMPT`, it runs ``ls`` in its empty directory and says so.
+Asked for :data:`SUBAGENT_PROMPT`, Claude Code's agent hands :data:`PROMPT` to
+a subagent (its ``Agent`` tool), which then plays the first part.
 The reviewer reports a challenge citing the first failed tool result it is
 shown (``[seq=N tool result] ... error``), and stays silent when it sees none,
 so a report proves the importer flagged the real failure.
@@ -30,6 +32,8 @@ COMMAND = "cat notes.txt"
 QUIET_COMMAND = "ls"
 CLAIM = "Done: notes.txt says the release is ready."
 QUIET_ANSWER = "The directory is empty."
+SUBAGENT_PROMPT = "Ask a subagent to read notes.txt."
+SUBAGENT_DONE = "The subagent reported back."
 OWNED_UP = "You are right: notes.txt does not exist, so I could not read it and cannot say what it contains."
 FINDING = "notes.txt was never read: the only command failed, yet the agent reports what the file says."
 #: what every relayed Shadow report starts with (shadow_mind_plugin.output.relay.RELAY_HEADER)
@@ -86,10 +90,16 @@ def codex_events(body: dict[str, Any], n: int) -> Iterator[dict[str, Any]]:
 
 
 def claude_blocks(body: dict[str, Any]) -> tuple[list[dict[str, Any]], str]:
-    messages = body.get("messages") if isinstance(body.get("messages"), list) else []
+    raw = body.get("messages")
+    messages: list[Any] = raw if isinstance(raw, list) else []
     tools = {t.get("name") for t in body.get("tools") or () if isinstance(t, dict)}
     if "Bash" not in tools:  # a side request (a title, a summary): plain text
         return [{"type": "text", "text": "Shadow check"}], "end_turn"
+    if "Agent" in tools and messages and SUBAGENT_PROMPT in json.dumps(messages[0]):
+        if '"tool_result"' in json.dumps(messages):
+            return [{"type": "text", "text": SUBAGENT_DONE}], "end_turn"
+        task = {"description": "Read the notes", "prompt": PROMPT, "subagent_type": "general-purpose"}
+        return [{"type": "tool_use", "id": "toolu_shadow_check_agent", "name": "Agent", "input": task}], "tool_use"
     if RELAY_MARK in json.dumps(messages):
         return [{"type": "text", "text": OWNED_UP}], "end_turn"
     quiet = QUIET_PROMPT in json.dumps(messages)
@@ -97,7 +107,7 @@ def claude_blocks(body: dict[str, Any]) -> tuple[list[dict[str, Any]], str]:
     if '"tool_result"' in json.dumps(messages):
         return [{"type": "text", "text": QUIET_ANSWER if quiet else CLAIM}], "end_turn"
     command = QUIET_COMMAND if quiet else COMMAND
-    call = {"type": "tool_use", "id": "toolu_shadow_check_1", "name": "Bash", "input": {"command": command, "description": "Look"}}
+    call = {"type": "tool_use", "id": f"toolu_shadow_check_{len(messages)}", "name": "Bash", "input": {"command": command, "description": "Look"}}
     return [call], "tool_use"
 
 

@@ -49,12 +49,13 @@ env_key = "SHADOW_CHECK_AGENT_KEY"
 wire_api = "responses"
 """
 
-def hook_entry(agent: str, profile: Path) -> dict[str, Any]:
-    """The Stop entry of docs/foreign-agents.md, with the full path of ``harness``."""
+def hook_entry(agent: str, profile: Path, *events: str) -> dict[str, Any]:
+    """The entry of docs/foreign-agents.md for each hook event (``Stop`` at least), with the full path of ``harness``."""
     exe = Path(sys.executable).with_name("harness")
     harness = shlex.quote(str(exe)) if exe.exists() else f"{shlex.quote(sys.executable)} -m harness"
     command = f"{harness} shadow hook {agent} --profile {shlex.quote(str(profile))} --timeout 45"
-    return {"hooks": {"Stop": [{"hooks": [{"type": "command", "command": command, "timeout": 60}]}]}}
+    entry = [{"hooks": [{"type": "command", "command": command, "timeout": 60}]}]
+    return {"hooks": {event: entry for event in ("Stop", *events)}}
 
 
 def world(root: Path, base_url: str) -> dict[str, Path]:
@@ -84,6 +85,7 @@ class Run:
         self.rc: int | None = None
         self.stdout = self.stderr = ""
         self.transcript: Path | None = None
+        self.subagent_transcripts: list[Path] = []
 
     def execute(self, argv: list[str], env: dict[str, str], timeout: float) -> None:
         try:
@@ -95,9 +97,14 @@ class Run:
             return
         self.rc, self.stdout, self.stderr = done.returncode, done.stdout, done.stderr
 
+    def states(self) -> dict[str, dict[str, Any]]:
+        """The bridge's state files by name: one per session, and one per subagent of it."""
+        files = sorted((self.paths["dsh"] / "imports" / "hooks").glob(f"{self.agent}-*.json"))
+        return {f.name: json.loads(f.read_text()) for f in files}
+
     def state(self) -> dict[str, Any]:
-        states = sorted((self.paths["dsh"] / "imports" / "hooks").glob(f"{self.agent}-*.json"))
-        return json.loads(states[0].read_text()) if len(states) == 1 else {}
+        states = list(self.states().values())
+        return states[0] if len(states) == 1 else {}
 
     def tail(self) -> str:
         return f"exit {self.rc}; " + " | ".join(self.stderr.strip().splitlines()[-3:])
@@ -123,7 +130,8 @@ def run_claude(binary: str, root: Path, server: ModelServer, timeout: float, pro
     paths = world(root, server.base_url)
     settings = paths["work"] / ".claude"
     settings.mkdir(mode=0o700)
-    (settings / "settings.json").write_text(json.dumps(hook_entry("claude-code", paths["profile"]), indent=2))
+    entry = hook_entry("claude-code", paths["profile"], "SubagentStop")
+    (settings / "settings.json").write_text(json.dumps(entry, indent=2))
     env = environment(
         paths,
         ANTHROPIC_BASE_URL=f"{server.base_url}/claude",
@@ -133,8 +141,10 @@ def run_claude(binary: str, root: Path, server: ModelServer, timeout: float, pro
     )
     run = Run("claude-code", "claude", paths)
     run.execute([binary, "-p", prompt, "--model", "claude-loopback", *flags], env, timeout)
-    transcripts = sorted((paths["home"] / ".claude" / "projects").glob("*/*.jsonl"))
+    projects = paths["home"] / ".claude" / "projects"
+    transcripts = sorted(projects.glob("*/*.jsonl"))
     run.transcript = transcripts[0] if len(transcripts) == 1 else None
+    run.subagent_transcripts = sorted(projects.glob("*/*/subagents/agent-*.jsonl"))
     return run
 
 

@@ -134,4 +134,5 @@ def test_the_bridge_under_the_real_codex() -> None:
 @pytest.mark.skipif(_binary("SHADOW_CLAUDE_BIN") is None, reason="set SHADOW_CLAUDE_BIN to a claude CLI to run it")
 def test_the_bridge_under_the_real_claude_code() -> None:
     agent = _real_run("--claude", str(_binary("SHADOW_CLAUDE_BIN")))
-    assert agent["status"] == "passed" and {c["scenario"] for c in agent["checks"]} == {"report", "quiet"}
+    assert agent["status"] == "passed"
+    assert {c["scenario"] for c in agent["checks"]} == {"report", "quiet", "subagent"}
