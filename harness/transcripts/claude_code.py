@@ -5,8 +5,8 @@ Each line is one entry: ``user`` and ``assistant`` entries carry an Anthropic
 ``tool_use`` / ``tool_result`` / ``image`` blocks); a ``user`` entry with
 ``isCompactSummary`` holds the summary that replaced the context after a
 compaction. Everything else (``progress``, ``system``, ``file-history-snapshot``,
-``queue-operation``, ``attachment``, ``last-prompt``, old-format ``summary``
-titles) produces no event. An ``isMeta`` user entry is Claude Code's own note,
+``queue-operation``, ``attachment``, ``last-prompt``, ``mode``, old-format
+``summary`` titles) produces no event. An ``isMeta`` user entry is Claude Code's own note,
 dropped, except a Stop hook's answer ("Stop hook feedback:" and the hook's
 reason), which is kept as a user message whose source is the hook.
 """
@@ -20,7 +20,7 @@ from .builder import EventBuilder, argument_text, type_of
 
 #: entry types that are bookkeeping for Claude Code itself, not conversation
 BOOKKEEPING = frozenset(
-    {"progress", "system", "file-history-snapshot", "queue-operation", "summary", "attachment", "last-prompt"}
+    {"progress", "system", "file-history-snapshot", "queue-operation", "summary", "attachment", "last-prompt", "mode"}
 )
 #: how Claude Code records a blocking Stop / SubagentStop hook's reason (seen in 2.1.197)
 _HOOK_FEEDBACK = re.compile(r"\A(\w+) hook feedback:\n")

@@ -71,6 +71,14 @@ def test_the_stop_hooks_feedback_is_the_hooks_not_the_persons(path: Path, line: 
     assert len(turns) == 2  # the prompt's turn, and the one the finding started
 
 
+def test_claude_codes_mode_line_is_bookkeeping(tmp_path: Path) -> None:
+    # `claude -p --continue` (2.1.197) appends {"type": "mode", "mode": "normal"} after a local command
+    path = tmp_path / "continued.jsonl"
+    path.write_bytes(CLAUDE.read_bytes() + json.dumps({"type": "mode", "mode": "normal"}).encode() + b"\n")
+    imported = import_transcript(path)
+    assert imported.unknown == {} and imported.skipped["mode"] == 1
+
+
 def test_codexs_environment_context_is_bookkeeping_not_a_user_turn() -> None:
     imported = import_transcript(CODEX)
     texts = [_text(e) for e in imported.events if e.type == "user/message"]
