@@ -79,7 +79,8 @@ _RULES: Final[tuple[tuple[re.Pattern[str], str], ...]] = (
     # strings of [^\r\n"'], so this matches the same spans without backtracking
     # exponentially on an unclosed quote.
     (re.compile(r"([\"'])/[^\r\n\"']*\1"), ABSOLUTE_PATH),
-    (re.compile(rf"(^|[{_SPACE}(\"'=])/(?:[^{_BREAK}/\"'<>]+/)+[^{_BREAK}\"'<>]*"), rf"\1{ABSOLUTE_PATH}"),
+    # \g<1>, not \1: a marker that starts with digits (a session id) must not extend the group number
+    (re.compile(rf"(^|[{_SPACE}(\"'=])/(?:[^{_BREAK}/\"'<>]+/)+[^{_BREAK}\"'<>]*"), rf"\g<1>{ABSOLUTE_PATH}"),
 )
 
 

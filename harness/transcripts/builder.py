@@ -61,14 +61,17 @@ class EventBuilder:
     def skip(self, kind: str, *, unknown: bool = False) -> None:
         (self.unknown if unknown else self.skipped)[kind] += 1
 
-    def user(self, text: str, line: int) -> None:
-        """A real user message: it starts a new turn."""
+    def user(self, text: str, line: int, *, source: dict[str, Any] | None = None) -> None:
+        """A user-role message (the person's unless ``source`` says otherwise): it starts a new turn."""
         self._close_turn(line)
         self._turn += 1
         self._emit(EventTypes.TURN_START, {"turn": self._turn}, line)
         self._open_step(line)
         message = Message(
-            id=new_message_id(), role="user", content=(TextBlock(text=self.clean(text)),), source={"kind": "user"}
+            id=new_message_id(),
+            role="user",
+            content=(TextBlock(text=self.clean(text)),),
+            source=dict(source) if source is not None else {"kind": "user"},
         )
         self._emit(EventTypes.USER_MESSAGE, {**self._where(), "message": message_to_json(message)}, line)
 

@@ -5,17 +5,25 @@ Each line is one entry: ``user`` and ``assistant`` entries carry an Anthropic
 ``tool_use`` / ``tool_result`` / ``image`` blocks); a ``user`` entry with
 ``isCompactSummary`` holds the summary that replaced the context after a
 compaction. Everything else (``progress``, ``system``, ``file-history-snapshot``,
-``queue-operation``, old-format ``summary`` titles) produces no event.
+``queue-operation``, ``attachment``, ``last-prompt``, ``mode``, old-format
+``summary`` titles) produces no event. An ``isMeta`` user entry is Claude Code's own note,
+dropped, except a Stop hook's answer ("Stop hook feedback:" and the hook's
+reason), which is kept as a user message whose source is the hook.
 """
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 from .builder import EventBuilder, argument_text, type_of
 
 #: entry types that are bookkeeping for Claude Code itself, not conversation
-BOOKKEEPING = frozenset({"progress", "system", "file-history-snapshot", "queue-operation", "summary"})
+BOOKKEEPING = frozenset(
+    {"progress", "system", "file-history-snapshot", "queue-operation", "summary", "attachment", "last-prompt", "mode"}
+)
+#: how Claude Code records a blocking Stop / SubagentStop hook's reason (seen in 2.1.197)
+_HOOK_FEEDBACK = re.compile(r"\A(\w+) hook feedback:\n")
 
 
 def source_of(entries: list[tuple[int, dict[str, Any]]]) -> tuple[str | None, str | None]:
@@ -44,7 +52,12 @@ def _user(builder: EventBuilder, line: int, entry: dict[str, Any], content: Any)
         builder.compaction(_text_of(content), line)
         return
     if entry.get("isMeta"):
-        builder.skip("user:meta")
+        feedback = _HOOK_FEEDBACK.match(content) if isinstance(content, str) else None
+        if feedback is None:
+            builder.skip("user:meta")
+        else:
+            source = {"kind": "hook", "agent": "claude-code", "event": feedback.group(1)}
+            builder.user(content[feedback.end() :], line, source=source)
         return
     if isinstance(content, str):
         builder.user(content, line)

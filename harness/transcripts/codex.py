@@ -4,8 +4,12 @@ Each line is ``{timestamp, type, payload}``. ``session_meta`` names the session
 and its working directory; ``response_item`` payloads are the model history
 (``message``, ``function_call`` / ``custom_tool_call`` / ``local_shell_call``
 and their ``*_output``, ``reasoning``); ``compacted`` holds a compaction's
-summary. ``event_msg`` lines repeat the history for UIs and ``turn_context``
-lines restate settings: they produce no event.
+summary. ``event_msg`` lines repeat the history for UIs, ``turn_context`` and
+``world_state`` lines restate settings and ``token_usage_record`` lines count
+tokens: they produce no event. A ``user`` message Codex wrote itself (its
+provenance is ``harness``, or older files' ``<environment_context>``) is not
+the person's and is dropped, except a hook's answer (``<hook_prompt>``: a
+blocking Stop hook's reason), kept as a user message whose source is the hook.
 """
 
 from __future__ import annotations
@@ -16,7 +20,11 @@ from typing import Any
 
 from .builder import EventBuilder, argument_text, type_of
 
-LINE_TYPES = frozenset({"session_meta", "response_item", "event_msg", "turn_context", "compacted"})
+LINE_TYPES = frozenset(
+    {"session_meta", "response_item", "event_msg", "turn_context", "compacted", "world_state", "token_usage_record"}
+)
+#: a hook's answer as Codex feeds it to the model (seen in 0.171.0): ``<hook_prompt hook_run_id="stop:0:...">``
+_HOOK_PROMPT = re.compile(r'\A<hook_prompt hook_run_id="([a-z_]+)[^"]*">(.*)</hook_prompt>\s*\Z', re.DOTALL)
 _EXIT = re.compile(r"(?:process exited with code|exit code:?)\s*(-?\d+)", re.IGNORECASE)
 #: how Codex words a call it refused or could not run (no exit code to read)
 _REFUSED = re.compile(
@@ -63,7 +71,7 @@ def _item(builder: EventBuilder, line: int, item: dict[str, Any]) -> None:
         role = item.get("role")
         text = "\n".join(_texts(item.get("content")))
         if role == "user":
-            builder.user(text, line)
+            _user(builder, line, item, text)
         elif role == "assistant":
             builder.assistant([text], [], line)
         else:
@@ -91,6 +99,28 @@ def _item(builder: EventBuilder, line: int, item: dict[str, Any]) -> None:
         builder.skip("reasoning")
     else:
         builder.skip(f"response_item:{itype}", unknown=True)
+
+
+def _user(builder: EventBuilder, line: int, item: dict[str, Any], text: str) -> None:
+    provenance = _provenance(item)
+    hook = _HOOK_PROMPT.match(text)
+    if hook is not None or provenance.get("hook") is True:
+        event = "".join(part.capitalize() for part in hook.group(1).split("_")) if hook else "unknown"  # stop -> Stop
+        said = hook.group(2) if hook else text
+        builder.user(said, line, source={"kind": "hook", "agent": "codex", "event": event})
+    elif provenance.get("type") == "harness" or text.startswith("<environment_context>"):
+        builder.skip("message:harness")  # context Codex adds for the model, not the person's words
+    else:
+        builder.user(text, line)
+
+
+def _provenance(item: dict[str, Any]) -> dict[str, Any]:
+    """Who Codex says wrote a message: ``{"type": "user"}``, ``{"type": "harness", "hook": bool}``; ``{}`` when unsaid."""
+    meta = item.get("internal_chat_message_metadata_passthrough")
+    blocks = meta.get("content_item_metadata") if isinstance(meta, dict) else None
+    first = blocks[0] if isinstance(blocks, list) and blocks and isinstance(blocks[0], dict) else {}
+    provenance = first.get("provenance")
+    return provenance if isinstance(provenance, dict) else {}
 
 
 def _texts(content: Any) -> list[str]:

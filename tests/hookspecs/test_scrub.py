@@ -114,6 +114,13 @@ def test_path_marker_replaces_the_absolute_path_marker_only() -> None:
     assert scrub_text(text, limit=None) == "[credential] read [absolute-path] and [absolute-path]"
 
 
+@pytest.mark.parametrize("marker", ["148aac11-0000.jsonl", "47bfd9da-0000.jsonl", "0"])
+def test_a_path_marker_starting_with_digits_is_a_literal(marker: str) -> None:
+    # the rule that keeps the character before a path wrote \1 + marker: \148... was group 14
+    # (an error) and \147... the octal escape "g"; a Claude Code session id is such a marker
+    assert scrub_text("see /home/me/x.jsonl", limit=None, path_marker=marker) == f"see {marker}"
+
+
 @pytest.mark.parametrize(
     "echo",
     [
