@@ -8,13 +8,17 @@ compaction. Everything else (``progress``, ``system``, ``file-history-snapshot``
 ``queue-operation``, ``attachment``, ``last-prompt``, ``mode``, old-format
 ``summary`` titles) produces no event. An ``isMeta`` user entry is Claude Code's own note,
 dropped, except a Stop hook's answer ("Stop hook feedback:" and the hook's
-reason), which is kept as a user message whose source is the hook.
+reason), which is kept as a user message whose source is the hook. In a
+subagent's transcript (``isSidechain`` entries) the text user entries are the
+delegating agent's prompt: source ``delegation``, not the person's.
 """
 
 from __future__ import annotations
 
 import re
 from typing import Any
+
+from hookspecs.scrub import scrub_text
 
 from .builder import EventBuilder, argument_text, type_of
 
@@ -59,8 +63,9 @@ def _user(builder: EventBuilder, line: int, entry: dict[str, Any], content: Any)
             source = {"kind": "hook", "agent": "claude-code", "event": feedback.group(1)}
             builder.user(content[feedback.end() :], line, source=source)
         return
+    source = _delegation(entry)
     if isinstance(content, str):
-        builder.user(content, line)
+        builder.user(content, line, source=source)
         return
     texts: list[str] = []
     for block in content if isinstance(content, list) else ():
@@ -76,7 +81,18 @@ def _user(builder: EventBuilder, line: int, entry: dict[str, Any], content: Any)
         else:
             builder.skip(f"user block:{btype}", unknown=btype != "image")
     if texts:
-        builder.user("\n".join(texts), line)
+        builder.user("\n".join(texts), line, source=source)
+
+
+def _delegation(entry: dict[str, Any]) -> dict[str, Any] | None:
+    """A subagent transcript's (``isSidechain``) text entries are the delegating
+    agent's prompt, not the person's (None: the person's)."""
+    if entry.get("isSidechain") is not True:
+        return None
+    source: dict[str, Any] = {"kind": "delegation", "agent": "claude-code"}
+    if isinstance(entry.get("agentId"), str):
+        source["agent_id"] = scrub_text(entry["agentId"], limit=64)
+    return source
 
 
 def _assistant(builder: EventBuilder, line: int, message: dict[str, Any]) -> None:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 from collections import Counter
 from pathlib import Path
@@ -157,3 +158,29 @@ def test_a_repeated_call_id_is_one_call_with_one_result(tmp_path: Path) -> None:
     assert_paired(t)
     assert _types(t)["tool/call"] == 1
     assert t.skipped == {"repeated tool call id": 1, "empty assistant message": 1, "tool result without a call": 1}
+
+
+def test_a_subagent_s_prompt_is_the_delegating_agent_s_not_the_person_s(tmp_path: Path) -> None:
+    """In a Claude Code subagent transcript (``isSidechain``) the text user
+    entries are the parent agent's: imported with source ``delegation``, so the
+    plugin does not count them as the person's input (budget windows, relay
+    bound) and the reviewer sees who asked."""
+    lines = [
+        {"type": "user", "isSidechain": True, "agentId": "a93c", "sessionId": "s1", "cwd": "/w",
+         "message": {"role": "user", "content": "Explore the router and summarise it."}},
+        {"type": "assistant", "isSidechain": True, "agentId": "a93c",
+         "message": {"role": "assistant", "model": "claude-x", "content": [
+             {"type": "tool_use", "id": "t1", "name": "Read", "input": {"file_path": "/w/router.ex"}}]}},
+        {"type": "user", "isSidechain": True, "agentId": "a93c",
+         "message": {"role": "user", "content": [{"type": "tool_result", "tool_use_id": "t1", "content": "defmodule"}]}},
+        {"type": "assistant", "isSidechain": True, "agentId": "a93c",
+         "message": {"role": "assistant", "model": "claude-x", "content": [{"type": "text", "text": "It routes /hooks."}]}},
+        {"type": "user", "isSidechain": False, "sessionId": "s1",
+         "message": {"role": "user", "content": [{"type": "text", "text": "the person, in a main transcript"}]}},
+    ]  # fmt: skip
+    path = tmp_path / "agent-a93c.jsonl"
+    path.write_text("".join(json.dumps(line) + "\n" for line in lines))
+    imported = import_transcript(path)
+    said = [e.data["message"]["source"] for e in imported.events if e.type == "user/message"]
+    assert said == [{"kind": "delegation", "agent": "claude-code", "agent_id": "a93c"}, {"kind": "user"}]
+    assert_paired(imported)
