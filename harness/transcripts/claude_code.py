@@ -60,8 +60,8 @@ def _user(builder: EventBuilder, line: int, entry: dict[str, Any], content: Any)
         if feedback is None:
             builder.skip("user:meta")
         else:
-            source = {"kind": "hook", "agent": "claude-code", "event": feedback.group(1)}
-            builder.user(content[feedback.end() :], line, source=source)
+            hook = {"kind": "hook", "agent": "claude-code", "event": feedback.group(1)}
+            builder.user(content[feedback.end() :], line, source=hook)
         return
     source = _delegation(entry)
     if isinstance(content, str):
