@@ -159,6 +159,8 @@ class AgentRegistryImpl:
             # plugins' on-dispose callbacks are bounded.
             with trio.CancelScope(shield=True):
                 await agent.shutdown()
+                if rt.compaction is not None:
+                    rt.compaction.forget(agent.session.id)  # no state kept for a closed session
                 # observers hear about the owner first, so whoever owns its
                 # children (a subagent provider) can cancel them with a reason
                 rt.hooks.agent_disposed(agent)

@@ -77,3 +77,7 @@ class RetryBackoff:
 
     def succeeded(self, session_id: str) -> None:
         self._paused.pop(session_id, None)
+
+    def paused(self) -> int:
+        """How many sessions are paused (the state this holds)."""
+        return len(self._paused)

@@ -114,6 +114,15 @@ class BuiltinCompactionEngine:
             self._backoff.succeeded(agent.session.id)
         return result
 
+    def forget(self, session_id: str) -> None:
+        """The session's agent was disposed: drop its request count and pause."""
+        self._estimator.forget(session_id)
+        self._backoff.succeeded(session_id)
+
+    def remembered(self) -> int:
+        """Sessions this engine holds state for (counted requests or a pause)."""
+        return max(self._estimator.remembered(), self._backoff.paused())
+
     def _tell_paused(self, agent: Agent, exc: _Failed) -> None:
         if self._notify is None:
             return

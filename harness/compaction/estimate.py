@@ -96,6 +96,14 @@ class RequestEstimator:
             self._counted[key] = (len(messages), messages[-1], total)
         return text_tokens(request.system) + total + self._tools_tokens(request.tools) + (request.max_tokens or 0)
 
+    def forget(self, key: str) -> None:
+        """Drop what is remembered of ``key`` (its session closed)."""
+        self._counted.pop(key, None)
+
+    def remembered(self) -> int:
+        """How many keys have counted messages remembered."""
+        return len(self._counted)
+
     def _tools_tokens(self, tools: Iterable[ToolSchema]) -> int:
         total = 0
         for tool in tools:

@@ -51,6 +51,13 @@ class CompactionService:
 
         return dispose
 
+    def forget(self, session_id: str) -> None:
+        """An agent of ``session_id`` was disposed: the built-in engine drops what it
+        kept for it (a registered engine has the host's hooks for that)."""
+        forget = getattr(self.builtin, "forget", None)
+        if callable(forget):
+            forget(session_id)
+
     @property
     def engine(self) -> CompactionEngine:
         return self._registered or self.builtin

@@ -113,3 +113,24 @@ def test_the_chat_prints_the_warning_once(tmp_path: Path) -> None:
     (log,) = (home / "sessions").glob("*/session.jsonl")
     events = [json.loads(line) for line in log.read_text().splitlines()[1:]]
     assert 2 <= sum(e["type"] == EventTypes.COMPACTION_START for e in events) <= 5  # not one per request
+
+
+async def test_a_disposed_session_leaves_no_compaction_state(tmp_path: Path) -> None:
+    """The built-in engine counts each session's requests and pauses a failing
+    one; a long-running host (``harness serve``) must not keep that for every
+    session it ever had."""
+    async with scripted_host(tmp_path, SCRIPT) as (host, _adapter):
+        engine = host.compaction.builtin
+        handles = []
+        for index in range(3):
+            handle = await new_root(host)
+            number = 0
+            while not turns_of_starts(handle.agent):  # a failed compaction: a paused session
+                await say(handle.agent, f"question {index}.{number}")
+                number += 1
+                assert number < 200, "the history never came under pressure"
+            handles.append(handle)
+        assert engine.remembered() == 3
+        for handle in handles:
+            await handle.dispose()
+        assert engine.remembered() == 0
