@@ -145,6 +145,10 @@ class WebClient:
     async def commands(self, request: Request) -> Response:
         return _json({"commands": self.conversations.commands()})
 
+    async def approvals(self, request: Request) -> Response:
+        """Every pending approval, for a page that shows no session yet (it has no stream)."""
+        return _json({"approvals": self.approver.pending()})
+
     async def approval(self, request: Request) -> Response:
         body = await _body(request)
         session_id = body.get("session_id")
@@ -242,6 +246,7 @@ def build_app(client: WebClient) -> Starlette:
             route("/api/sessions/{session_id}/card-action", client.card_action, ["POST"]),
             route("/api/sessions/{session_id}/abort", client.abort, ["POST"]),
             route("/api/commands", client.commands, ["GET"]),
+            route("/api/approvals", client.approvals, ["GET"]),
             route("/api/approvals/{request_id}", client.approval, ["POST"]),
             route("/api/settings/tabs", client.tabs, ["GET"]),
             route("/api/settings/tabs/{namespace}", client.tab, ["GET", "POST"]),

@@ -295,6 +295,11 @@ def test_an_approval_of_another_session_names_it_and_is_answered_there(browser: 
     assert page.locator(".approval b").count() == 0
     assert page.locator(".approval button.allow, .approval button.reject").count() == 0
     page.screenshot(path=str(shots / "approval-other-session.png"), full_page=True)
+    # a page showing no session has no stream, and still offers the waiting prompt
+    start = open_page(browser, server)
+    assert start.wait_for_selector(f".approval.other-session[data-session='{other}'] button.open-session")
+    assert start.locator(".approval button.allow").count() == 0
+    start.close()
     page.click(".approval button.open-session")
     page.wait_for_function(f"state.session === {other!r}")
     mine = page.wait_for_selector(f".approval:not(.other-session)[data-session='{other}']")

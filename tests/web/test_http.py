@@ -213,6 +213,7 @@ def test_an_approval_names_its_session_and_is_answered_only_for_it(server: Serve
             assert label.startswith("tighten the reports ^[[31m") and label.endswith(" · " + other[:8])
             assert "\x1b" not in label and len(label) <= 120
             assert client.get(f"/api/sessions/{shown}/events").json()["approvals"] == [asked]
+            assert client.get("/api/approvals").json()["approvals"] == [asked]  # for a page showing no session
             path = f"/api/approvals/{asked['id']}"
             unnamed = client.post(path, json={"allow": True})
             assert unnamed.status_code == 400 and "session_id" in unnamed.json()["error"]

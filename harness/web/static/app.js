@@ -216,6 +216,8 @@ document.addEventListener("DOMContentLoaded", async () => {
     const wanted = new URLSearchParams(location.search).get("session");
     if (location.hash === "#settings") showView("settings");
     else if (wanted) await openSession(wanted);
+    // no session shown, so no stream: an agent may be waiting already, and each prompt offers to open its session
+    if (!state.session) syncApprovals((await api("/api/approvals")).approvals);
   } catch (e) {
     toast("Operation failed: " + e.message, "error");
   }
