@@ -33,8 +33,6 @@ from .payloads import card_payload, clean
 #: a comment line on an idle stream, so proxies and the browser keep it open
 HEARTBEAT_SECONDS = 15.0
 BODY_LIMIT = 1_000_000
-#: recent notices a page gets when it opens a session
-NOTICES = 5
 STATIC = resources.files("harness.web") / "static"
 
 
@@ -81,11 +79,7 @@ class WebClient:
                 "last_seq": events[-1].seq if events else _int(request, "after", -1),
                 "cards": [self.card_item(c)["card"] for c in cards],
                 "approvals": self.approver.pending(),
-                "notices": [
-                    {"level": n.level, "text": clean(n.text, 2000)}
-                    for n in self.host.client.notices()
-                    if n.session_id in (None, session_id)
-                ][-NOTICES:],
+                "notices": self.feed.notices.recent(session_id),
             }
         )
 
@@ -98,19 +92,20 @@ class WebClient:
         except BaseException:
             unsubscribe()
             raise
-        # Approvals and cards are pushed live only: one published before this
-        # subscription (the page posts its first prompt without waiting for the
-        # stream) would never reach the page. Taken with the subscription, no await
-        # between, so nothing falls in a gap; the page ignores repeats.
+        # Approvals, cards and notices are pushed live only: one published before
+        # this subscription (the page posts its first prompt without waiting for
+        # the stream) would never reach the page. Taken with the subscription, no
+        # await between, so nothing falls in a gap; the page ignores repeats.
         pending = [{"kind": "approval", "approval": a} for a in self.approver.pending()]
         cards = [self.card_item(c) for c in self.host.client.cards(session_id)]
+        notices = [{"kind": "notice", **n} for n in self.feed.notices.recent(session_id)]
 
         async def body() -> AsyncIterator[str]:
             last = events[-1].seq if events else after
             try:
                 for payload in payloads:
                     yield _sse({"kind": "event", "event": payload})
-                for item in (*cards, *pending):
+                for item in (*cards, *notices, *pending):
                     yield _sse(item)
                 yield _sse({"kind": "ready", "last_seq": last})
                 async with receive:
@@ -150,10 +145,16 @@ class WebClient:
     async def commands(self, request: Request) -> Response:
         return _json({"commands": self.conversations.commands()})
 
+    async def approvals(self, request: Request) -> Response:
+        """Every pending approval, for a page that shows no session yet (it has no stream)."""
+        return _json({"approvals": self.approver.pending()})
+
     async def approval(self, request: Request) -> Response:
-        allow = (await _body(request)).get("allow") is True
-        if not self.approver.answer(request.path_params["request_id"], allow):
-            raise DshError("that approval is no longer pending", code="NOT_FOUND")
+        body = await _body(request)
+        session_id = body.get("session_id")
+        if not isinstance(session_id, str) or not session_id:
+            raise DshError("session_id must name the session the page shows", code="USAGE")
+        self.approver.answer(request.path_params["request_id"], session_id, body.get("allow") is True)
         return _json({"ok": True})
 
     # --- settings --------------------------------------------------------------------------
@@ -178,6 +179,7 @@ class WebClient:
 
 
 _NO_STORE = {"cache-control": "no-store"}
+_STATUS = {"NOT_FOUND": 404, "CONFLICT": 409}
 # the page loads only its own script and style; nothing inline runs
 _CSP = {
     "content-security-policy": "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; "
@@ -223,7 +225,7 @@ def _errors(handler: Callable[[Request], Awaitable[Response]]) -> Callable[[Requ
         try:
             return await handler(request)
         except DshError as exc:
-            status = 404 if exc.code == "NOT_FOUND" else 400
+            status = _STATUS.get(exc.code, 400)
             return _json({"error": clean(exc.message, 1000)}, status)
 
     return wrapped
@@ -244,6 +246,7 @@ def build_app(client: WebClient) -> Starlette:
             route("/api/sessions/{session_id}/card-action", client.card_action, ["POST"]),
             route("/api/sessions/{session_id}/abort", client.abort, ["POST"]),
             route("/api/commands", client.commands, ["GET"]),
+            route("/api/approvals", client.approvals, ["GET"]),
             route("/api/approvals/{request_id}", client.approval, ["POST"]),
             route("/api/settings/tabs", client.tabs, ["GET"]),
             route("/api/settings/tabs/{namespace}", client.tab, ["GET", "POST"]),

@@ -1,8 +1,11 @@
 """Approval prompts answered by the person at the web page.
 
 Registered ``trylast`` like the terminal's approver, so policy plugins answer
-first. A pending request is pushed to every open page and waits for a click;
-cancelling the request (its token) withdraws it.
+first. A pending request is pushed to every open page (a page shows one session, but
+the agent asking waits for whoever answers) and waits for a click; cancelling
+the request (its token) withdraws it. Each names its session, and an answer
+must name the same one: the page offers Allow and Reject only while it shows
+that session, so nobody approves a call without seeing whose it is.
 """
 
 from __future__ import annotations
@@ -15,15 +18,17 @@ import attrs
 import trio
 
 from hookspecs import hookimpl
+from hookspecs.errors import DshError
 from hookspecs.values import ApprovalOutcome, ApprovalRequest
 
 from .feed import Feed
-from .payloads import arguments_preview, clean
+from .payloads import arguments_preview, clean, session_label, session_title
 
 
 @attrs.define(eq=False)
 class Pending:
     id: str
+    session_id: str
     payload: dict[str, Any]
     done: trio.Event = attrs.field(factory=trio.Event)
     outcome: ApprovalOutcome = "cancelled"
@@ -37,13 +42,16 @@ class WebApprover:
     def pending(self) -> list[dict[str, Any]]:
         return [p.payload for p in self._pending.values()]
 
-    def answer(self, request_id: str, allow: bool) -> bool:
+    def answer(self, request_id: str, session_id: str, allow: bool) -> None:
+        """Settle a pending request, answered from a page showing ``session_id``."""
         pending = self._pending.get(request_id)
         if pending is None:
-            return False
+            raise DshError("that approval is no longer pending", code="NOT_FOUND")
+        if session_id != pending.session_id:
+            label = pending.payload["session_label"]
+            raise DshError(f"that approval is for session {label}, not the one shown; open it to answer", code="CONFLICT")
         pending.outcome = "allowed-once" if allow else "rejected"
         pending.done.set()
-        return True
 
     @hookimpl(trylast=True)
     async def dsh_approval_request(
@@ -51,13 +59,12 @@ class WebApprover:
     ) -> ApprovalOutcome:
         if request.cancel is not None and request.cancel.cancelled:
             return "cancelled"
-        pending = Pending(
-            id=secrets.token_hex(8),
-            payload={},
-        )
+        session = request.agent.session
+        pending = Pending(id=secrets.token_hex(8), session_id=request.agent.id, payload={})
         pending.payload = {
             "id": pending.id,
             "session_id": clean(request.agent.id, 120),
+            "session_label": session_label(request.agent.id, session_title(session.events)),
             "tool": clean(request.tool or request.kind, 120),
             "summary": clean(request.summary, 1000),
             "arguments": arguments_preview(request.arguments),

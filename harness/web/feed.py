@@ -3,9 +3,10 @@ prompts fanned out to the page's SSE streams, one bounded channel each.
 
 Durable events come from the log (a stream starts by replaying the events
 after the seq the page already has); cards, notices and approval prompts are
-process-local and pushed live (a stream also opens with the current cards and
-pending approvals, see ``WebClient.stream``). A subscriber too slow to keep up
-is dropped: the page reconnects and resynchronises from the log.
+process-local and pushed live (a stream also opens with the current cards,
+the recent notices and the pending approvals, see ``WebClient.stream``). A
+subscriber too slow to keep up is dropped: the page reconnects and
+resynchronises from the log.
 """
 
 from __future__ import annotations
@@ -18,6 +19,7 @@ import trio
 from hookspecs import hookimpl
 from hookspecs.values import Card, EventTypes, Notice, SessionEvent, StreamDelta, TextDelta
 
+from .notices import RecentNotices
 from .payloads import clean, event_payload
 
 #: items queued per subscriber before it is dropped
@@ -34,6 +36,7 @@ class Feed:
         #: a card's page item and a session's cards; set once the host (and so its card views) exists
         self.card_item: Callable[[Card], Item] | None = None
         self.cards_of: Callable[[str], list[Card]] | None = None
+        self.notices = RecentNotices()
 
     def subscribe(self, session_id: str) -> tuple[trio.MemoryReceiveChannel[Item], Callable[[], None]]:
         send, receive = trio.open_memory_channel[Item](BACKLOG)
@@ -83,7 +86,6 @@ class Feed:
 
     def client_item(self, item: Card | Notice) -> None:
         if isinstance(item, Notice):
-            payload = {"kind": "notice", "level": item.level, "text": clean(item.text, 2000)}
-            self.publish(item.session_id, payload)
+            self.publish(item.session_id, {"kind": "notice", **self.notices.add(item)})
         elif self.card_item is not None:
             self.publish(item.session_id, self.card_item(item))

@@ -10,6 +10,7 @@ disabled (so ``<script>`` in a report arrives as text).
 from __future__ import annotations
 
 import json
+from collections.abc import Sequence
 from typing import Any
 
 from markdown_it import MarkdownIt
@@ -21,12 +22,30 @@ from ..cli.render import message_text, source_label, tool_call_line, tool_result
 
 TEXT_LIMIT = 20_000
 LINE_LIMIT = 400
+TITLE_LIMIT = 80
 #: ``html: False`` escapes raw HTML; the default link validator drops javascript:/data: URLs
 _MARKDOWN = MarkdownIt("commonmark", {"html": False, "linkify": False}).enable("table")
 
 
 def clean(text: Any, limit: int = TEXT_LIMIT) -> str:
-    return visible(scrub_text(str(text), limit=limit))
+    out = visible(scrub_text(str(text), limit=limit))
+    # a made-visible control character is longer than itself: bound what is sent
+    return out if len(out) <= limit else out[: max(limit - 1, 0)] + "…"
+
+
+def session_title(events: Sequence[SessionEvent]) -> str:
+    """A session's title as the listing gives it: the head of its first prompt."""
+    for event in events:
+        if event.type == EventTypes.USER_MESSAGE:
+            data = event.data if isinstance(event.data, dict) else {}
+            return " ".join(message_text(data.get("message")).split())[:TITLE_LIMIT]
+    return ""
+
+
+def session_label(session_id: str, title: str) -> str:
+    """How the page names a session, as its sidebar does: the title (person or
+    model text, so escaped and bounded) and a short id."""
+    return f"{clean(title, TITLE_LIMIT) or '(untitled)'} · {clean(session_id[:8], 8)}"
 
 
 def markdown_html(text: str) -> str:

@@ -87,6 +87,8 @@ async def run_server(
             client = WebClient(host, conversations, feed, approver, token)
             feed.card_item = client.card_item
             feed.cards_of = host.client.cards
+            for notice in host.client.notices():  # pushed while the host started; no await before subscribing
+                feed.notices.add(notice)
             unsubscribe = host.client.subscribe(feed.client_item)
             config = Config()
             # hypercorn owns (and closes) the descriptor from here; closing a detached socket does nothing

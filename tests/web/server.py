@@ -3,6 +3,7 @@ the scripted model and the Shadow Mind bundle, a workspace with one file."""
 
 from __future__ import annotations
 
+import os
 import re
 import select
 import signal
@@ -15,9 +16,12 @@ import httpx
 
 from ..cli_env import cli_env
 
+ROOT = Path(__file__).resolve().parents[2]
 URL = re.compile(r"harness serve: (http://[^/\s]+)/\?token=(\S+)")
 #: a wait bound for the subprocess, not a timing assertion
 START_LIMIT = 60.0
+#: a profile row adding ``/notice TEXT`` (see ``notice_plugin.py``)
+NOTICE_ROW = "- id: web-test-notices\n  name: tests.web.notice_plugin:NoticePlugin\n"
 
 DEFINITION = """---
 id: default
@@ -32,7 +36,7 @@ Check the root's claims against its tool results.
 
 
 class Server:
-    def __init__(self, tmp: Path, script: str, *, definition: str = DEFINITION, settings: str = "") -> None:
+    def __init__(self, tmp: Path, script: str, *, definition: str = DEFINITION, settings: str = "", rows: str = "") -> None:
         self.tmp = tmp
         self.home = tmp / "home"
         self.work = tmp / "work"
@@ -54,7 +58,7 @@ class Server:
 - bundle: shadow-mind
 - id: shadow-mind-runtime
   config: {{resultBatchWindowMs: 0, randomSeed: 7, managementTools: true{settings}}}
-"""
+{rows}"""
         )
         self.proc: subprocess.Popen[str] | None = None
         self.base = ""
@@ -67,7 +71,8 @@ class Server:
             stdout=subprocess.PIPE,
             stderr=subprocess.PIPE,
             text=True,
-            env=cli_env(DSH_HOME=str(self.home)),
+            # the repository root on the path, so a ``tests.web`` plugin row resolves from any cwd
+            env=cli_env(DSH_HOME=str(self.home), PYTHONPATH=os.pathsep.join(p for p in (str(ROOT), os.environ.get("PYTHONPATH", "")) if p)),
         )
         assert self.proc.stdout is not None
         deadline = time.monotonic() + START_LIMIT

@@ -2,7 +2,9 @@
 the Shadow Mind settings tab (round trip, Discard, a field error), a review
 card going Reviewing → Report with refs that scroll, Retry of a failed run,
 Pause / Resume, a restart restoring the report card, an injected ``<script>``
-shown as text, an approval asked before the page's stream connected, and a
+shown as text, an approval asked before the page's stream connected, an
+approval of another session than the one shown (named, not answerable until
+opened), a notice pushed before the stream connected (shown once), and a
 request without the token refused. Screenshots go to a
 temporary folder."""
 
@@ -16,7 +18,7 @@ from typing import Any
 import pytest
 
 from .browser import WAIT_MS
-from .server import Server
+from .server import NOTICE_ROW, Server
 
 SCRIPT = """
 models:
@@ -66,7 +68,7 @@ responses:
 
 @pytest.fixture
 def server(tmp_path: Path) -> Iterator[Server]:
-    served = Server(tmp_path, SCRIPT).start()
+    served = Server(tmp_path, SCRIPT, rows=NOTICE_ROW).start()
     try:
         yield served
     finally:
@@ -275,3 +277,73 @@ def test_an_approval_asked_before_the_stream_connected_still_shows(browser: Any,
     page.click(".approval button.allow")
     page.wait_for_selector("#log .entry.assistant:has-text('Done.')")
     page.wait_for_selector(".approval", state="detached")
+
+
+def test_an_approval_of_another_session_names_it_and_is_answered_there(browser: Any, server: Server, shots: Path) -> None:
+    """Session A is shown while B's agent asks: the prompt names B (its title is
+    text, shown as text), says it is not the session shown and offers no Allow
+    until B is opened."""
+    with server.client() as client:
+        shown = client.post("/api/sessions", json={}).json()["id"]
+        other = client.post("/api/sessions", json={}).json()["id"]
+        page = open_page(browser, server, f"/?session={shown}")
+        client.post(f"/api/sessions/{other}/send", json={"text": "tighten the reports <b>now</b>"})
+    prompt = page.wait_for_selector(".approval.other-session")
+    text = prompt.inner_text()
+    assert "another session" in text and "update_shadow_config" in text
+    assert f"tighten the reports <b>now</b> · {other[:8]} (not the session shown)" in text
+    assert page.locator(".approval b").count() == 0
+    assert page.locator(".approval button.allow, .approval button.reject").count() == 0
+    page.screenshot(path=str(shots / "approval-other-session.png"), full_page=True)
+    # a page showing no session has no stream, and still offers the waiting prompt
+    start = open_page(browser, server)
+    assert start.wait_for_selector(f".approval.other-session[data-session='{other}'] button.open-session")
+    assert start.locator(".approval button.allow").count() == 0
+    start.close()
+    page.click(".approval button.open-session")
+    page.wait_for_function(f"state.session === {other!r}")
+    mine = page.wait_for_selector(f".approval:not(.other-session)[data-session='{other}']")
+    assert f"Session: tighten the reports <b>now</b> · {other[:8]}" in mine.inner_text()
+    page.screenshot(path=str(shots / "approval-opened.png"), full_page=True)
+    page.click(".approval button.allow")
+    page.wait_for_selector(".approval", state="detached")
+    page.wait_for_selector("#log .entry.assistant:has-text('Done.')")
+    assert page.locator(".entry.tool.error").count() == 0
+
+
+TOAST_RECORDER = """
+window.toastsShown = [];
+new MutationObserver((changes) => {
+  for (const change of changes) for (const node of change.addedNodes)
+    if (node.classList && node.classList.contains("toast")) window.toastsShown.push(node.querySelector("span").textContent);
+}).observe(document, { childList: true, subtree: true });
+"""
+
+
+def test_a_notice_pushed_before_the_stream_connected_shows_once(browser: Any, server: Server) -> None:
+    """Hold the page's stream until a notice was pushed after its event load: the
+    notice still shows, and a reconnect bringing it again does not repeat it."""
+    with server.client() as client:
+        session = client.post("/api/sessions", json={}).json()["id"]
+    held: list[str] = []
+
+    def push_then_connect(route: Any) -> None:
+        if not held:
+            held.append(route.request.url)
+            with server.client() as client:
+                assert client.post(f"/api/sessions/{session}/send", json={"text": "/notice pushed in the gap"}).json()["ok"]
+        route.continue_()
+
+    page = browser.new_page(viewport={"width": 1200, "height": 900})
+    page.set_default_timeout(WAIT_MS)
+    page.route("**/api/sessions/*/stream*", push_then_connect)
+    # toasts go after a few seconds: record each one shown rather than race it
+    page.add_init_script(TOAST_RECORDER)
+    page.goto(f"{server.base}/?session={session}&token={server.token}")
+    page.wait_for_selector("#notices li:has-text('pushed in the gap')")
+    assert page.evaluate("window.toastsShown") == ["pushed in the gap"]
+    page.evaluate("state.source.close(); connect()")  # as after a dropped stream
+    page.wait_for_selector("#log .entry.command-result")  # the new stream replayed the log
+    page.wait_for_function("state.opening === null")  # and got past its opening
+    assert held and page.locator("#notices li", has_text="pushed in the gap").count() == 1
+    assert page.evaluate("window.toastsShown") == ["pushed in the gap"]

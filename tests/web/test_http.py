@@ -13,7 +13,7 @@ from typing import Any
 import httpx
 import pytest
 
-from .server import Server
+from .server import NOTICE_ROW, Server
 
 SCRIPT = """
 models:
@@ -45,7 +45,7 @@ responses:
 
 @pytest.fixture
 def server(tmp_path: Path) -> Iterator[Server]:
-    served = Server(tmp_path, SCRIPT).start()
+    served = Server(tmp_path, SCRIPT, rows=NOTICE_ROW).start()
     try:
         yield served
     finally:
@@ -160,11 +160,11 @@ def test_an_approval_waits_for_the_click(server: Server) -> None:
             asked = until(items, lambda i: i["kind"] == "approval")[-1]["approval"]
             assert asked["tool"] == "update_shadow_config" and "maxReportChars" in asked["arguments"]
             assert client.get(f"/api/sessions/{session}/events").json()["approvals"] == [asked]
-            assert client.post(f"/api/approvals/{asked['id']}", json={"allow": True}).json()["ok"]
+            assert client.post(f"/api/approvals/{asked['id']}", json={"allow": True, "session_id": session}).json()["ok"]
             seen = until(items, lambda i: i["kind"] == "event" and i["event"]["type"] == "turn/end")
         results = [i["event"] for i in seen if i["kind"] == "event" and i["event"]["type"] == "tool/result"]
         assert results and not results[0]["error"]
-        assert client.post(f"/api/approvals/{asked['id']}", json={"allow": True}).status_code == 404
+        assert client.post(f"/api/approvals/{asked['id']}", json={"allow": True, "session_id": session}).status_code == 404
         config = client.post(f"/api/sessions/{session}/send", json={"text": "/shadow config maxReportChars"}).json()
         assert config["text"] == "maxReportChars: 5000"
 
@@ -184,7 +184,7 @@ def test_a_stream_opened_after_the_approval_was_asked_still_shows_it(server: Ser
             items = sse_items(stream)
             asked = until(items, lambda i: i["kind"] == "approval")[-1]["approval"]
             assert asked == pending[0]
-            assert client.post(f"/api/approvals/{asked['id']}", json={"allow": True}).json()["ok"]
+            assert client.post(f"/api/approvals/{asked['id']}", json={"allow": True, "session_id": session}).json()["ok"]
             seen = until(items, lambda i: i["kind"] == "event" and i["event"]["type"] == "turn/end")
             card = until(items, lambda i: i["kind"] == "card")[-1]["card"]  # the review of that turn
         assert {"kind": "approval-done", "id": asked["id"]} in seen
@@ -193,6 +193,68 @@ def test_a_stream_opened_after_the_approval_was_asked_still_shows_it(server: Ser
         with client.stream("GET", f"/api/sessions/{session}/stream?after={last}") as stream:
             opening = until(sse_items(stream), lambda i: i["kind"] == "ready")
         assert card["key"] in [i["card"]["key"] for i in opening if i["kind"] == "card"]
+
+
+def test_an_approval_names_its_session_and_is_answered_only_for_it(server: Server) -> None:
+    """Every page gets every pending approval (the agent waits for someone), so
+    each names its session, and an answer must name the session it is for: a
+    page showing A cannot approve B's call without having opened B."""
+    with server.client() as client:
+        shown = client.post("/api/sessions", json={}).json()["id"]
+        other = client.post("/api/sessions", json={}).json()["id"]
+        with client.stream("GET", f"/api/sessions/{shown}/stream") as stream:
+            items = sse_items(stream)
+            until(items, lambda i: i["kind"] == "ready")
+            # the label is the session's title (its first prompt: person/model text), escaped and bounded
+            client.post(f"/api/sessions/{other}/send", json={"text": "tighten the reports \u001b[31m" + "x" * 500})
+            asked = until(items, lambda i: i["kind"] == "approval")[-1]["approval"]
+            assert asked["session_id"] == other
+            label = asked["session_label"]
+            assert label.startswith("tighten the reports ^[[31m") and label.endswith(" · " + other[:8])
+            assert "\x1b" not in label and len(label) <= 120
+            assert client.get(f"/api/sessions/{shown}/events").json()["approvals"] == [asked]
+            assert client.get("/api/approvals").json()["approvals"] == [asked]  # for a page showing no session
+            path = f"/api/approvals/{asked['id']}"
+            unnamed = client.post(path, json={"allow": True})
+            assert unnamed.status_code == 400 and "session_id" in unnamed.json()["error"]
+            wrong = client.post(path, json={"allow": True, "session_id": shown})
+            assert wrong.status_code == 409 and other[:8] in wrong.json()["error"]
+            assert client.get(f"/api/sessions/{other}/events").json()["approvals"] == [asked]  # still pending
+            assert client.post(path, json={"allow": True, "session_id": other}).json()["ok"]
+            assert {"kind": "approval-done", "id": asked["id"]} in until(items, lambda i: i["kind"] == "approval-done")
+        with client.stream("GET", f"/api/sessions/{other}/stream") as stream:
+            turn = until(sse_items(stream), lambda i: i["kind"] == "event" and i["event"]["type"] == "turn/end")
+        [result] = [i["event"] for i in turn if i["kind"] == "event" and i["event"]["type"] == "tool/result"]
+        assert not result["error"]  # allowed, and only once
+
+
+def test_a_notice_pushed_before_the_stream_connected_still_reaches_it(server: Server) -> None:
+    """Notices are pushed live only: one pushed between the page's event load
+    and its stream connecting must still arrive, with an id the page uses to
+    ignore the repeat when it reconnects."""
+    with server.client() as client:
+        session = client.post("/api/sessions", json={}).json()["id"]
+        loaded = client.get(f"/api/sessions/{session}/events").json()
+        assert loaded["notices"] == []
+        assert client.post(f"/api/sessions/{session}/send", json={"text": "/notice between the load and the stream"}).json()["ok"]
+        with client.stream("GET", f"/api/sessions/{session}/stream?after={loaded['last_seq']}") as stream:
+            opening = until(sse_items(stream), lambda i: i["kind"] == "ready")
+        [notice] = [i for i in opening if i["kind"] == "notice"]
+        assert notice["text"] == "between the load and the stream" and notice["level"] == "info"
+        assert client.get(f"/api/sessions/{session}/events").json()["notices"] == [{k: v for k, v in notice.items() if k != "kind"}]
+        with client.stream("GET", f"/api/sessions/{session}/stream") as stream:
+            again = until(sse_items(stream), lambda i: i["kind"] == "ready")
+        assert [i for i in again if i["kind"] == "notice"] == [notice]  # the same id: the page shows it once
+        # another session's notices are not this one's; the opening is bounded to the recent ones
+        other = client.post("/api/sessions", json={}).json()["id"]
+        for n in range(8):
+            client.post(f"/api/sessions/{other}/send", json={"text": f"/notice other {n}"})
+        with client.stream("GET", f"/api/sessions/{session}/stream") as stream:
+            mine = [i["text"] for i in until(sse_items(stream), lambda i: i["kind"] == "ready") if i["kind"] == "notice"]
+        with client.stream("GET", f"/api/sessions/{other}/stream") as stream:
+            theirs = [i["text"] for i in until(sse_items(stream), lambda i: i["kind"] == "ready") if i["kind"] == "notice"]
+        assert mine == ["between the load and the stream"]
+        assert theirs == [f"other {n}" for n in range(3, 8)]
 
 
 def test_aborting_the_turn_withdraws_its_approval(server: Server) -> None:

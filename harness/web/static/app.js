@@ -30,13 +30,13 @@ async function openSession(id) {
   document.getElementById("session-title").textContent = "Session " + id;
   history.replaceState(null, "", "/?session=" + encodeURIComponent(id) + location.hash);
   showView("conversation");
+  renderApprovals();  // the one shown changed: whose prompts may be answered here changed with it
   const data = await api("/api/sessions/" + encodeURIComponent(id) + "/events");
   for (const event of data.events) addEvent(event);
   state.lastSeq = data.last_seq;
   for (const card of data.cards) upsertCard(card);
-  for (const approval of data.approvals) showApproval(approval);
-  const notices = document.getElementById("notices");
-  notices.replaceChildren(...data.notices.map((n) => el("li", { class: "notice " + n.level, text: n.text })));
+  syncApprovals(data.approvals);
+  for (const notice of data.notices) addNotice(notice, false);
   connect();
   loadSessions();
 }
@@ -45,6 +45,7 @@ function connect() {
   const url = "/api/sessions/" + encodeURIComponent(state.session) + "/stream?after=" + state.lastSeq;
   const source = new EventSource(url);
   state.source = source;
+  state.opening = [];  // the pending approvals the stream opens with, until "ready"
   source.onmessage = (message) => handleItem(JSON.parse(message.data));
   source.onerror = () => {
     if (state.source !== source) return;
@@ -57,9 +58,22 @@ function handleItem(item) {
   if (item.kind === "event") { addEvent(item.event); state.lastSeq = Math.max(state.lastSeq, item.event.seq); }
   else if (item.kind === "delta") appendDelta(item.text);
   else if (item.kind === "card") upsertCard(item.card);
-  else if (item.kind === "notice") toast(item.text, item.level === "error" ? "error" : "info");
-  else if (item.kind === "approval") showApproval(item.approval);
-  else if (item.kind === "approval-done") { const node = document.getElementById("approval-" + item.id); if (node) node.remove(); }
+  else if (item.kind === "notice") addNotice(item, true);
+  else if (item.kind === "approval") { if (state.opening) state.opening.push(item.approval); else showApproval(item.approval); }
+  else if (item.kind === "approval-done") dropApproval(item.id);
+  else if (item.kind === "ready" && state.opening) { syncApprovals(state.opening); state.opening = null; }
+}
+
+// --- notices -------------------------------------------------------------------------------
+
+const NOTICES = 5;  // the server's RECENT: a load and a stream's opening bring the latest ones again
+
+function addNotice(notice, live) {
+  if (document.getElementById("notice-" + notice.id)) return;  // already shown
+  const list = document.getElementById("notices");
+  list.append(el("li", { class: "notice " + notice.level, id: "notice-" + notice.id, text: notice.text }));
+  while (list.children.length > NOTICES) list.firstChild.remove();
+  if (live) toast(notice.text, notice.level === "error" ? "error" : "info");
 }
 
 // --- the log -------------------------------------------------------------------------------
@@ -102,17 +116,52 @@ function addEvent(event) {
 }
 
 // --- approvals -----------------------------------------------------------------------------
+// Every page gets every pending approval (the agent asking waits for whoever
+// answers). Each names its session; one for another session than the page shows
+// says so and offers to open it, and only the shown session's prompts have
+// Allow and Reject, so nobody approves a call without seeing whose it is.
+
+function syncApprovals(pending) {
+  const ids = new Set(pending.map((a) => a.id));
+  for (const id of [...state.approvals.keys()]) if (!ids.has(id)) dropApproval(id);  // settled while not listening
+  for (const approval of pending) showApproval(approval);
+}
 
 function showApproval(approval) {
-  if (document.getElementById("approval-" + approval.id)) return;
+  if (state.approvals.has(approval.id)) return;
+  state.approvals.set(approval.id, approval);
+  renderApproval(approval);
+}
+
+function dropApproval(id) {
+  state.approvals.delete(id);
+  const node = document.getElementById("approval-" + id);
+  if (node) node.remove();
+}
+
+function renderApprovals() {
+  for (const approval of state.approvals.values()) renderApproval(approval);
+}
+
+function renderApproval(approval) {
+  const here = approval.session_id === state.session;
   const answer = async (allow) => {
-    try { await api("/api/approvals/" + approval.id, { body: { allow } }); } catch (e) { toast(e.message, "error"); }
+    try { await api("/api/approvals/" + approval.id, { body: { allow, session_id: state.session } }); } catch (e) { toast(e.message, "error"); }
   };
-  document.getElementById("approvals").append(el("div", { class: "approval", id: "approval-" + approval.id, role: "alertdialog", "aria-label": "Approval needed" },
-    el("strong", { text: "Approval needed: " + approval.tool }), el("div", { text: approval.summary }),
-    el("pre", { text: approval.arguments }),
-    el("button", { type: "button", class: "allow", text: "Allow once", onclick: () => answer(true) }),
-    el("button", { type: "button", class: "reject", text: "Reject", onclick: () => answer(false) })));
+  const node = el("div", { class: "approval" + (here ? "" : " other-session"), id: "approval-" + approval.id, role: "alertdialog",
+    "aria-label": here ? "Approval needed" : "Approval needed in another session", "data-session": approval.session_id },
+    el("strong", { text: (here ? "Approval needed: " : "Approval needed in another session: ") + approval.tool }),
+    el("div", { class: "approval-session", text: "Session: " + approval.session_label + (here ? "" : " (not the session shown)") }),
+    el("div", { text: approval.summary }), el("pre", { text: approval.arguments }));
+  if (here) {
+    node.append(el("button", { type: "button", class: "allow", text: "Allow once", onclick: () => answer(true) }),
+      el("button", { type: "button", class: "reject", text: "Reject", onclick: () => answer(false) }));
+  } else {
+    node.append(el("button", { type: "button", class: "open-session", text: "Open that session to answer",
+      onclick: () => openSession(approval.session_id).catch((e) => toast("Operation failed: " + e.message, "error")) }));
+  }
+  const old = document.getElementById("approval-" + approval.id);
+  if (old) old.replaceWith(node); else document.getElementById("approvals").append(node);
 }
 
 // --- composer ------------------------------------------------------------------------------
@@ -167,6 +216,8 @@ document.addEventListener("DOMContentLoaded", async () => {
     const wanted = new URLSearchParams(location.search).get("session");
     if (location.hash === "#settings") showView("settings");
     else if (wanted) await openSession(wanted);
+    // no session shown, so no stream: an agent may be waiting already, and each prompt offers to open its session
+    if (!state.session) syncApprovals((await api("/api/approvals")).approvals);
   } catch (e) {
     toast("Operation failed: " + e.message, "error");
   }

@@ -6,7 +6,7 @@
 "use strict";
 
 const TOKEN = document.querySelector('meta[name="dsh-token"]').content;
-const state = { session: null, source: null, lastSeq: -1, cards: new Map(), collapsed: new Map(), commands: [] };
+const state = { session: null, source: null, lastSeq: -1, cards: new Map(), collapsed: new Map(), commands: [], approvals: new Map(), opening: null };
 
 function el(tag, attrs, ...children) {
   const node = document.createElement(tag);
