@@ -4,14 +4,26 @@ recorder of process events, for the evolution-review tests."""
 from __future__ import annotations
 
 import json
-from collections.abc import AsyncIterator, Mapping
+import logging
+from collections.abc import AsyncIterator, Mapping, Sequence
 from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import Any
 
 from harness.cli.run import drain
+from harness.host import open_host
+from harness.llm.scripted import AdapterPlugin, ScriptedAdapter
+from harness.testing import ROUTE, profile_rows
 from hookspecs import hookimpl
-from hookspecs.values import EventTypes, SessionEvent, TextBlock, create_user_message, message_from_json
+from hookspecs.protocols import CreateAgentOptions
+from hookspecs.values import (
+    AgentOptions,
+    EventTypes,
+    SessionEvent,
+    TextBlock,
+    create_user_message,
+    message_from_json,
+)
 
 ROW_ID = "evolution-review"
 
@@ -39,6 +51,26 @@ async def evolution_host(
     recorder = ProcessEventRecorder()
     async with dsh_host(script=script, rows=(row(**config), *rows), plugins={"recorder": recorder}) as host:
         yield host, recorder
+
+
+@asynccontextmanager
+async def interactive_root(
+    home: Path, workspace: Path, script: str, config: Mapping[str, Any], *, plugins: Sequence[tuple[str, object]] = ()
+) -> AsyncIterator[tuple[Any, Any]]:
+    """An interactive (not headless: approvals are asked) host with the
+    evolution-review row and the scripted model, and one new root agent."""
+    adapter = ScriptedAdapter.from_text(script, provider=ROUTE[0])
+    async with open_host(
+        rows=profile_rows([row(**config)]),
+        dsh_home=home,
+        cwd=workspace,
+        headless=False,
+        extra_plugins=[("model", AdapterPlugin(adapter)), *plugins],
+        environ={},
+        logger=logging.getLogger("evolution-test"),
+    ) as host:
+        options = AgentOptions(provider=ROUTE[0], model=ROUTE[1])
+        yield host, (await host.agents.create(CreateAgentOptions(agent_options=options))).agent
 
 
 async def say(host: Any, agent: Any, text: str) -> None:

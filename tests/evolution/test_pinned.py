@@ -6,7 +6,6 @@ does not end it); in subagent mode the child's plan can never change them."""
 from __future__ import annotations
 
 import json
-import logging
 from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import Any
@@ -16,14 +15,10 @@ import pytest
 
 from evolution_review_plugin.pinned import ReviewMarks
 from harness.cli.run import drain
-from harness.host import open_host
-from harness.llm.scripted import AdapterPlugin, ScriptedAdapter
-from harness.testing import ROUTE, profile_rows
 from hookspecs import hookimpl
-from hookspecs.protocols import CreateAgentOptions
-from hookspecs.values import AgentOptions, EventTypes, SessionEvent, create_user_message, message_to_json
+from hookspecs.values import EventTypes, SessionEvent, create_user_message, message_to_json
 
-from .helpers import evolution_host, reviews, row, say
+from .helpers import evolution_host, interactive_root, reviews, say
 
 pytestmark = pytest.mark.trio
 
@@ -174,19 +169,9 @@ async def test_interactive_sessions_are_not_asked_about_a_pinned_write_the_tool_
     skill = pin(dsh_home)
     script = "responses:\n" + read_then_write("first", "# deploy\n\nA.") + read_then_write("second", "# deploy\n\nB.") + TAIL
     answerer = Answerer()
-    adapter = ScriptedAdapter.from_text(script, provider=ROUTE[0])
-    async with open_host(
-        rows=profile_rows([row(reviewEnabled=False)]),
-        dsh_home=dsh_home,
-        cwd=dsh_workspace,
-        headless=False,
-        extra_plugins=[("model", AdapterPlugin(adapter)), ("answerer", answerer)],
-        environ={},
-        logger=logging.getLogger("evolution-test"),
-    ) as host:
+    config = {"reviewEnabled": False}
+    async with interactive_root(dsh_home, dsh_workspace, script, config, plugins=[("answerer", answerer)]) as (host, agent):
         plugin = host.pm.get_plugin("evolution-review")
-        options = AgentOptions(provider=ROUTE[0], model=ROUTE[1])
-        agent = (await host.agents.create(CreateAgentOptions(agent_options=options))).agent
         plugin.marks.set(agent.id, "a-review-prompt")  # as a delivered review prompt does
         agent.followup(create_user_message("first"))
         await drain(host, agent)

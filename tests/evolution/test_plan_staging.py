@@ -6,7 +6,6 @@ Real host (interactive), real files, and one real ``harness run`` process."""
 from __future__ import annotations
 
 import json
-import logging
 import re
 import subprocess
 import sys
@@ -22,15 +21,11 @@ from evolution_review_plugin.skills_store import FileSkillLibrary
 from evolution_review_plugin.staging import SkillStaging
 from evolution_review_plugin.vocabulary import PLAN_APPLIED, SKILL_MUTATED
 from harness.cli.run import drain
-from harness.host import open_host
-from harness.llm.scripted import AdapterPlugin, ScriptedAdapter
-from harness.testing import ROUTE, profile_rows
 from hookspecs.errors import DshError
-from hookspecs.protocols import CreateAgentOptions
-from hookspecs.values import AgentOptions, create_user_message
+from hookspecs.values import create_user_message
 
 from ..cli_env import cli_env
-from .helpers import ProcessEventRecorder, evolution_host, reviews, row, say
+from .helpers import ProcessEventRecorder, evolution_host, interactive_root, reviews, say
 from .test_subagent_review import CHILD, CONFIG, PLAN, plan_script
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -40,18 +35,7 @@ ROOT = Path(__file__).resolve().parents[2]
 async def interactive(home: Path, workspace: Path, script: str) -> AsyncIterator[tuple[Any, Any, ProcessEventRecorder]]:
     """An interactive (not headless) host, one root agent, one finished conversation."""
     recorder = ProcessEventRecorder()
-    adapter = ScriptedAdapter.from_text(script, provider=ROUTE[0])
-    async with open_host(
-        rows=profile_rows([row(**CONFIG)]),
-        dsh_home=home,
-        cwd=workspace,
-        headless=False,
-        extra_plugins=[("model", AdapterPlugin(adapter)), ("recorder", recorder)],
-        environ={},
-        logger=logging.getLogger("evolution-test"),
-    ) as host:
-        options = AgentOptions(provider=ROUTE[0], model=ROUTE[1])
-        agent = (await host.agents.create(CreateAgentOptions(agent_options=options))).agent
+    async with interactive_root(home, workspace, script, CONFIG, plugins=[("recorder", recorder)]) as (host, agent):
         agent.followup(create_user_message("hello there, answer in French please"))
         await drain(host, agent)
         yield host, agent, recorder

@@ -4,20 +4,16 @@ sessions, and the files they leave under DSH_HOME."""
 
 from __future__ import annotations
 
-import logging
 from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from harness.host import open_host
-from harness.llm.scripted import AdapterPlugin, ScriptedAdapter
-from harness.testing import ROUTE, profile_rows
 from hookspecs import hookimpl
 from hookspecs.values import EventTypes
 
-from .helpers import evolution_host, row, say
+from .helpers import evolution_host, interactive_root, say
 
 pytestmark = pytest.mark.trio
 
@@ -121,23 +117,11 @@ class Answerer:
 @pytest.mark.parametrize("outcome", ["allowed-once", "rejected"])
 async def test_interactive_sessions_ask_before_a_skill_write(dsh_home: Path, dsh_workspace: Path, outcome: str) -> None:
     from harness.cli.run import drain
-    from hookspecs.protocols import CreateAgentOptions
-    from hookspecs.values import AgentOptions, create_user_message
+    from hookspecs.values import create_user_message
 
     script = calls_script("skill, arguments: {action: list}", "skill, arguments: {action: write, name: notes, content: hi}")
     answerer = Answerer(outcome)
-    adapter = ScriptedAdapter.from_text(script, provider=ROUTE[0])
-    async with open_host(
-        rows=profile_rows([row(**OFF)]),
-        dsh_home=dsh_home,
-        cwd=dsh_workspace,
-        headless=False,
-        extra_plugins=[("model", AdapterPlugin(adapter)), ("answerer", answerer)],
-        environ={},
-        logger=logging.getLogger("evolution-test"),
-    ) as host:
-        options = AgentOptions(provider=ROUTE[0], model=ROUTE[1])
-        agent = (await host.agents.create(CreateAgentOptions(agent_options=options))).agent
+    async with interactive_root(dsh_home, dsh_workspace, script, OFF, plugins=[("answerer", answerer)]) as (host, agent):
         agent.followup(create_user_message("save a note"))
         await drain(host, agent)
     assert len(answerer.asked) == 1  # the list was not asked about, the write was
