@@ -13,13 +13,13 @@ The violation texts are a contract: tests and users read them.
 from __future__ import annotations
 
 import math
-import re
 from collections.abc import Mapping
 from collections.abc import Set as AbstractSet
 from typing import Any, Final
 
 import attrs
 
+from .utf16 import JS_SPACE
 from .vocabulary import STRUCTURED_OUTPUT_TOOL, OutputStatus, Verdict
 
 MAX_REFS: Final = 8
@@ -62,8 +62,6 @@ _REPORT_ONLY: Final = ("verdict", "severity", "refs")
 _FIELDS: Final = tuple(OUTPUT_SCHEMA["properties"])
 _MAX_UNKNOWN_SHOWN: Final = 8
 _MAX_KEY_CHARS: Final = 64
-# JavaScript's String.prototype.trim whitespace (blank-content rule)
-_JS_BLANK: Final = re.compile("[\t\n\v\f\r \u00a0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000\ufeff]*")
 
 
 @attrs.frozen(kw_only=True)
@@ -205,4 +203,4 @@ def _is_unit_number(value: object) -> bool:
 
 
 def _is_blank(text: str) -> bool:
-    return _JS_BLANK.fullmatch(text) is not None
+    return not text.strip(JS_SPACE)  # JavaScript's whitespace only, or nothing

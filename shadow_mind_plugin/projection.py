@@ -22,7 +22,7 @@ from hookspecs.values import EventTypes, SessionEvent
 
 from .capture_window import is_compaction_boundary, kept_summary, skipped
 from .rendered import EMPTY_PROJECTION, ENTRY_SEPARATOR, Entry, Projection, RenderedLog
-from .utf16 import u16len
+from .utf16 import JS_SPACE, u16len
 
 __all__ = [
     "EMPTY_PROJECTION",
@@ -44,9 +44,6 @@ IMAGE_PLACEHOLDER: Final = "[image omitted]"
 REDACTED: Final = "[redacted]"
 
 _SUMMARY: Final = EventTypes.COMPACTION_SUMMARY
-# JavaScript's String.prototype.trim whitespace, so "blank" means what it meant there;
-# ``str.strip`` with these characters: no regex on every line of every tool output
-_JS_SPACE: Final = "\t\n\v\f\r \u00a0\u1680" + "".join(map(chr, range(0x2000, 0x200B))) + "\u2028\u2029\u202f\u205f\u3000\ufeff"
 _SEQ: Final = attrgetter("seq")
 _RENDERED_KINDS: Final = frozenset(
     {EventTypes.USER_MESSAGE, EventTypes.ASSISTANT_MESSAGE, _SUMMARY, EventTypes.TOOL_CALL, EventTypes.TOOL_RESULT}
@@ -78,7 +75,8 @@ def visible_text(blocks: Any) -> str:
             parts.append(_text_of(block))
         elif kind == "image":
             parts.append(IMAGE_PLACEHOLDER)
-    return "\n".join(parts).strip(_JS_SPACE)
+    # JavaScript's trim, so "blank" means what it meant there (no regex per line of output)
+    return "\n".join(parts).strip(JS_SPACE)
 
 
 def _content_chars(blocks: Any) -> int:
@@ -99,7 +97,7 @@ def _content_lines(blocks: Any) -> int:
         kind = block.get("type")
         if kind == "text":
             # a "\r" before the "\n" is JS whitespace: splitting on "\n" alone counts the same lines
-            total += sum(1 for line in _text_of(block).split("\n") if line.strip(_JS_SPACE))
+            total += sum(1 for line in _text_of(block).split("\n") if line.strip(JS_SPACE))
         elif kind == "tool-result":
             total += _content_lines(block.get("content"))
     return total
@@ -131,7 +129,7 @@ def _read_meta_counts(meta: Any) -> tuple[int, int] | None:
         text = line.get("text") if isinstance(line, Mapping) else None
         if not isinstance(text, str):
             return None
-        if text.strip(_JS_SPACE):
+        if text.strip(JS_SPACE):
             non_empty += 1
         chars += u16len(text)
     return non_empty, chars
@@ -216,7 +214,7 @@ def render_event(event: SessionEvent, calls: dict[str, tuple[str, int]], disclos
         return f"[seq={seq} assistant]\n{text}" if text else None
     if kind == _SUMMARY:
         summary = data.get("summary") if isinstance(data, Mapping) else None
-        text = summary.strip(_JS_SPACE) if isinstance(summary, str) else visible_text(summary)
+        text = summary.strip(JS_SPACE) if isinstance(summary, str) else visible_text(summary)
         return f"[seq={seq} compaction summary]\n{text}" if text else None
     if kind == EventTypes.TOOL_CALL:
         data = data if isinstance(data, Mapping) else {}

@@ -169,8 +169,8 @@ def build_prompt(
     if not entries:
         return _framed(header, u16slice(EMPTY_TRAJECTORY, 0, _units(char_room)), (), 0, None, keys)
     if char_room == math.inf and token_room == math.inf:
-        whole = redact(projection.text, keys) if keys else projection.text
-        return _framed(header, whole, entries, 0, None, keys, seqs=projection.seqs)
+        # _framed redacts the body: the whole trajectory once, not twice
+        return _framed(header, projection.text, entries, 0, None, keys, seqs=projection.seqs)
     return _bounded(header, projection, char_room, token_room, keys)
 
 

@@ -7,19 +7,16 @@ from typing import TYPE_CHECKING, Final
 
 import attrs
 
+from .utf16 import JS_SPACE
+
 if TYPE_CHECKING:
     from hookspecs.protocols import Agent
 
-# JavaScript's ``\s`` (the reference pattern is a JS regex); Python's ``\s``
-# differs at the edges (it includes U+001C..U+001F, omits U+FEFF).
-_JS_SPACE: Final = "\t\n\v\f\r \u00a0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000\ufeff"
-
 #: A non-empty provider without ``/`` or whitespace, ``/``, then a whitespace-free
-#: model id that may hold more slashes (``provider/org/model``). Use ``fullmatch``:
+#: model id that may hold more slashes (``provider/org/model``); whitespace is JS ``\s``
+#: (the reference pattern is a JS regex). Use ``fullmatch``:
 #: ``$`` would also accept a trailing newline.
-ROUTE_PATTERN: Final = re.compile(f"[^/{_JS_SPACE}]+/[^{_JS_SPACE}]+")
-
-_JS_TRIM: Final = re.compile(f"^[{_JS_SPACE}]+|[{_JS_SPACE}]+$")
+ROUTE_PATTERN: Final = re.compile(f"[^/{JS_SPACE}]+/[^{JS_SPACE}]+")
 
 ROUTE_SELECTION_ERROR: Final = "Shadow model route must use provider/model"
 EFFORT_WITHOUT_ROUTE_ERROR: Final = "reasoning_effort needs run_with_model or a complete root provider/model route"
@@ -27,7 +24,7 @@ EFFORT_WITHOUT_ROUTE_ERROR: Final = "reasoning_effort needs run_with_model or a 
 
 def js_trim(text: str) -> str:
     """``String.prototype.trim``: strips JS whitespace and line terminators."""
-    return _JS_TRIM.sub("", text)
+    return text.strip(JS_SPACE)
 
 
 def is_route(value: str) -> bool:

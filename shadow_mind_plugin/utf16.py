@@ -1,4 +1,4 @@
-"""UTF-16 code-unit lengths and slicing.
+"""UTF-16 code-unit lengths and slicing, and JavaScript's whitespace.
 
 The system we re-implement counts characters in UTF-16 units (JavaScript
 string length). Budgets, bounds and telemetry use these helpers so our numbers
@@ -11,6 +11,12 @@ escapes load as those): each is one unit, as in JavaScript.
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import Final
+
+#: JavaScript's whitespace and line terminators (``String.prototype.trim``, a JS
+#: regex ``\s``), spelled out: for ``str.strip`` and for regex character classes.
+#: Python's ``\s`` differs at the edges (it includes U+001C..U+001F, omits U+FEFF).
+JS_SPACE: Final = "\t\n\v\f\r \u00a0\u1680" + "".join(map(chr, range(0x2000, 0x200B))) + "\u2028\u2029\u202f\u205f\u3000\ufeff"
 
 #: texts at least this long are measured through a :class:`PrefixMemo`
 LONG_TEXT = 1 << 16

@@ -75,8 +75,8 @@ async def shadow_host(
         yield host, adapter, runtime
 
 
-async def new_root(host: HarnessHost, model: str = "root-model") -> Any:
-    handle = await host.agents.create(CreateAgentOptions(agent_options=AgentOptions(provider="scripted", model=model)))
+async def new_root(host: HarnessHost, model: str = "root-model", *, provider: str = "scripted") -> Any:
+    handle = await host.agents.create(CreateAgentOptions(agent_options=AgentOptions(provider=provider, model=model)))
     return handle.agent
 
 

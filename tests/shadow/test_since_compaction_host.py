@@ -13,9 +13,7 @@ import attrs
 import trio
 
 from hookspecs import hookimpl
-from hookspecs.protocols import CreateAgentOptions
 from hookspecs.values import (
-    AgentOptions,
     CancelToken,
     EventTypes,
     FinishChunk,
@@ -27,7 +25,7 @@ from hookspecs.values import (
     create_user_message,
 )
 
-from .helpers import settle, shadow_host, write_definition
+from .helpers import new_root, settle, shadow_host, write_definition
 
 SEQ = re.compile(r"\[seq=(\d+) ")
 
@@ -82,7 +80,7 @@ async def test_since_compaction_shows_the_host_summary_and_the_rest(tmp_path: Pa
     write_definition(home, extra="capture: since-compaction\ncontext: minimal\n")
     model = Model()
     async with shadow_host(tmp_path, "responses: []\n", home=home, plugins=[("model", ModelPlugin(model))]) as (host, _, _):
-        root = (await host.agents.create(CreateAgentOptions(agent_options=AgentOptions(provider="fake", model="m")))).agent
+        root = await new_root(host, "m", provider="fake")
         for number in range(3):
             root.followup(create_user_message(f"old question {number}"))
             await settle(host, root)
@@ -107,7 +105,7 @@ async def test_after_two_compactions_only_the_newest_summary_is_shown(tmp_path: 
     write_definition(home, extra="capture: since-compaction\ncontext: minimal\n")
     model = Model()
     async with shadow_host(tmp_path, "responses: []\n", home=home, plugins=[("model", ModelPlugin(model))]) as (host, _, _):
-        root = (await host.agents.create(CreateAgentOptions(agent_options=AgentOptions(provider="fake", model="m")))).agent
+        root = await new_root(host, "m", provider="fake")
         for round_ in range(2):
             for number in range(3):
                 root.followup(create_user_message(f"round {round_} question {number}"))
