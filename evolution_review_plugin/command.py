@@ -19,6 +19,7 @@ from .config_command import USAGE as CONFIG_USAGE
 from .config_command import config_verb
 from .staged_command import USAGE as STAGED_USAGE
 from .staged_command import VERBS, staged_verb
+from .vocabulary import COMMAND
 
 if TYPE_CHECKING:
     from hookspecs.stores import SkillLibrary
@@ -26,7 +27,6 @@ if TYPE_CHECKING:
     from .live import LiveSettings
     from .staging import SkillStaging
 
-COMMAND: Final = "evolution"
 USAGE: Final = f"{CONFIG_USAGE}\n{STAGED_USAGE}"
 #: characters of an unknown word quoted back
 _EXCERPT: Final = 80

@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Final
 
 from hookspecs.errors import DshError
-from hookspecs.fsutil import ensure_private_dir, write_atomic
+from hookspecs.fsutil import write_atomic
 from hookspecs.stores import MemoryOp, MemorySnapshot, MemoryTarget, OpOutcome
 
 FILES: Final[Mapping[MemoryTarget, str]] = {"memory": "MEMORY.md", "user": "USER.md"}
@@ -57,8 +57,6 @@ class FileMemoryStore:
             texts[op.target] = result
             changed.add(op.target)
             outcomes.append(OpOutcome(index=index, applied=True))
-        if changed:
-            ensure_private_dir(self.directory)
         for target in sorted(changed):
             try:
                 write_atomic(self.path(target), texts[target] + "\n" if texts[target] else "")

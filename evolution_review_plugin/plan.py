@@ -13,7 +13,7 @@ from __future__ import annotations
 import hashlib
 import json
 from collections.abc import Callable, Collection, Sequence
-from typing import TYPE_CHECKING, Any, Final
+from typing import TYPE_CHECKING, Any, Final, TypeVar
 
 import attrs
 
@@ -27,6 +27,9 @@ if TYPE_CHECKING:
     from hookspecs.stores import MemoryStore, SkillLibrary
 
     from .config import Effective
+
+#: a parsed plan op (memory or skill)
+_Op = TypeVar("_Op")
 
 #: bound on one reason string in a notice or the ledger (names come from the child)
 REASON_CHARS: Final = 200
@@ -164,35 +167,43 @@ def validate_plan(
     if total > max_ops:
         return f"the plan has {total} operations, over maxOpsPerPlan = {max_ops}"
     rejected: list[str] = []
-    evidence = 0
-    memory: list[MemoryOp] = []
-    for raw in memory_raw:
-        op = _memory_op(raw)
-        quotes = _evidence(raw) if not isinstance(op, str) else op
-        if isinstance(quotes, str):
-            rejected.append(_reason(quotes))
-            continue
-        assert not isinstance(op, str)
-        memory.append(op)
-        evidence += quotes
-    skills: list[SkillOp] = []
-    for raw in skill_raw:
-        sop = _skill_op(raw)
-        why = sop if isinstance(sop, str) else _skill_refusal(sop, raw, library, read_by_child)
-        if isinstance(why, str):
-            rejected.append(_reason(why))
-            continue
-        assert not isinstance(sop, str)
-        skills.append(sop)
-        evidence += why
+    memory, memory_quotes = _accepted(memory_raw, _memory_op, lambda op, raw: _evidence(raw), rejected)
+    skills, skill_quotes = _accepted(
+        skill_raw, _skill_op, lambda op, raw: _skill_refusal(op, raw, library, read_by_child), rejected
+    )
     summary = structured.get("summary")
     return ValidPlan(
         memory_ops=tuple(memory),
         skill_ops=tuple(skills),
         summary=summary.strip() if isinstance(summary, str) else "",
         rejected=tuple(rejected),
-        evidence_quotes=evidence,
+        evidence_quotes=memory_quotes + skill_quotes,
     )
+
+
+def _accepted(
+    raws: list[Any],
+    parse: Callable[[Any], _Op | str],
+    check: Callable[[_Op, dict[str, Any]], int | str],
+    rejected: list[str],
+) -> tuple[list[_Op], int]:
+    """The ops of ``raws`` that parse and pass ``check`` (which returns an op's
+    evidence count, or why it is refused), with their evidence in all; each
+    refusal is appended to ``rejected``."""
+    accepted: list[_Op] = []
+    evidence = 0
+    for raw in raws:
+        op = parse(raw)
+        if isinstance(op, str):
+            rejected.append(_reason(op))
+            continue
+        quotes = check(op, raw)
+        if isinstance(quotes, str):
+            rejected.append(_reason(quotes))
+            continue
+        accepted.append(op)
+        evidence += quotes
+    return accepted, evidence
 
 
 def _skill_refusal(

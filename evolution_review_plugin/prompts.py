@@ -85,20 +85,23 @@ def review_request(
             f"Last turn: {signals.tool_calls} tool calls, {signals.user_chars} user characters, "
             f"{signals.assistant_chars} assistant characters."
         )
-    tools: list[str] = []
-    texts: list[str] = []
+    # gathered raw over the whole log; only the kept tail is scrubbed
+    tools: list[tuple[str, str]] = []
+    texts: list[tuple[str, str]] = []
     for event in events:
         if event.type in (EventTypes.TOOL_CALL, EventTypes.TOOL_RESULT) and isinstance(event.data, dict):
             detail = event.data.get("arguments") if event.type == EventTypes.TOOL_CALL else _result_text(event)
-            tools.append(f"{event.type} {event.data.get('name')}: {scrub_text(str(detail or ''), limit=500)}")
+            tools.append((f"{event.type} {event.data.get('name')}", str(detail or "")))
         elif event.type in (EventTypes.USER_MESSAGE, EventTypes.ASSISTANT_MESSAGE):
             message = event_message(event)
-            if message is not None and text_of(message).strip():
+            text = text_of(message) if message is not None else ""
+            if message is not None and text.strip():
                 who = "assistant" if message.role == "assistant" else message.source.get("kind", "user")
-                texts.append(f"[{who}] {scrub_text(text_of(message), limit=message_chars)}")
+                texts.append((who, text))
     if tools:
-        lines += ["", "Recent tool activity:", *tools[-12:]]
-    lines += ["", "Conversation (most recent last):", *texts[-context_messages:]]
+        lines += ["", "Recent tool activity:", *(f"{head}: {scrub_text(detail, limit=500)}" for head, detail in tools[-12:])]
+    lines += ["", "Conversation (most recent last):"]
+    lines += [f"[{who}] {scrub_text(text, limit=message_chars)}" for who, text in texts[-context_messages:]]
     return "\n".join(lines)
 
 

@@ -33,7 +33,7 @@ from hookspecs.values import (
     loads_strict,
 )
 
-from .plan import OUTPUT_SCHEMA, PlanReport, SkillOp, execute_plan, policy_fingerprint, validate_plan
+from .plan import OUTPUT_SCHEMA, PlanReport, SkillOp, StageSkills, execute_plan, policy_fingerprint, validate_plan
 from .prompts import plan_persona, review_request
 from .signals import ReviewKind, TurnSignals
 from .vocabulary import CHILD_LABEL, REVIEW_ERROR, SKILL_TOOL
@@ -194,7 +194,7 @@ class Reviewer:
 
     def _stager(
         self, agent: Agent, plan_id: str, summary: str, library: SkillLibrary | None
-    ) -> Callable[[Sequence[SkillOp]], None] | None:
+    ) -> StageSkills | None:
         """Stage skill writes when a person can approve them (an interactive host)."""
         staging = self.staging
         if staging is None or library is None or getattr(self.host, "headless", True):

@@ -10,7 +10,7 @@ left out, so neither plugin's messages look like a person talking.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable
 from typing import Final, Literal
 
 import attrs
@@ -138,8 +138,3 @@ def fired_kind(counters: Counters, thresholds: Thresholds) -> ReviewKind | None:
     if memory and skill:
         return "combined"
     return "memory" if memory else "skill" if skill else None
-
-
-def turn_events(events: Sequence[SessionEvent], start_seq: int) -> Sequence[SessionEvent]:
-    """The events of the turn that started at ``start_seq`` (the log is seq-indexed)."""
-    return events[start_seq:]

@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Final
 
 from hookspecs.errors import DshError, ToolArgsError
-from hookspecs.fsutil import ensure_private_dir, write_atomic
+from hookspecs.fsutil import write_atomic
 from hookspecs.stores import SkillInfo
 
 SKILL_FILE: Final = "SKILL.md"
@@ -117,7 +117,6 @@ class FileSkillLibrary:
 
     def _store(self, path: Path, content: str) -> None:
         try:
-            ensure_private_dir(path.parent)
             write_atomic(path, content if content.endswith("\n") else content + "\n")
         except OSError as exc:
             raise DshError(f"{path}: cannot write the skill: {exc}", code="SKILL_WRITE") from exc

@@ -15,12 +15,13 @@ from hookspecs.errors import DshError
 from hookspecs.scrub import scrub_text
 from hookspecs.values import CommandResult
 
+from .vocabulary import COMMAND
+
 if TYPE_CHECKING:
     from hookspecs.stores import SkillLibrary
 
     from .staging import SkillStaging, StagedPlan
 
-COMMAND: Final = "evolution"
 #: the verbs this module answers (``/evolution`` dispatches on the first word)
 VERBS: Final = ("staged", "show", "approve", "reject")
 USAGE: Final = """\

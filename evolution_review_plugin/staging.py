@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING, Any, Final
 import attrs
 
 from hookspecs.errors import DshError
-from hookspecs.fsutil import ensure_private_dir, write_atomic
+from hookspecs.fsutil import write_atomic
 from hookspecs.values import loads_strict
 
 from .plan import SkillOp, apply_skill_op
@@ -100,7 +100,6 @@ class SkillStaging:
             "ops": [{**attrs.asdict(s.op), "base": s.base} for s in staged.ops],
         }
         try:
-            ensure_private_dir(path.parent)
             write_atomic(path, json.dumps(document, indent=1, ensure_ascii=False) + "\n")
         except OSError as exc:
             raise DshError(f"{path}: cannot stage the plan: {exc}", code="STAGE_WRITE") from exc

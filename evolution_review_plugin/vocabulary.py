@@ -10,6 +10,8 @@ PLUGIN_NAME: Final = "evolution-review"
 NOTICE_KIND: Final = "evolution-review"
 #: ``label`` of the review child
 CHILD_LABEL: Final = "dsh-evolution-review"
+#: the ``/evolution`` command
+COMMAND: Final = "evolution"
 #: the model-facing skill tool
 SKILL_TOOL: Final = "skill"
 

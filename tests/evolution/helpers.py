@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import json
 import logging
+import subprocess
+import sys
 from collections.abc import AsyncIterator, Mapping, Sequence
 from contextlib import asynccontextmanager
 from pathlib import Path
@@ -25,7 +27,11 @@ from hookspecs.values import (
     message_from_json,
 )
 
+from ..cli_env import cli_env
+
 ROW_ID = "evolution-review"
+#: the repository root (the example profiles are named relative to it)
+ROOT = Path(__file__).resolve().parents[2]
 
 
 class ProcessEventRecorder:
@@ -104,3 +110,24 @@ def saved_state(home: Path, session_id: str) -> dict[str, int] | None:
     if not path.exists():
         return None
     return json.loads(path.read_text())["sessions"].get(session_id)  # type: ignore[no-any-return]
+
+
+def harness_cli(cwd: Path, home: Path, *args: str) -> subprocess.CompletedProcess[str]:
+    """``python -m harness ARGS`` in ``cwd`` with ``DSH_HOME=home``, as a user runs it."""
+    return subprocess.run(
+        [sys.executable, "-m", "harness", *args],
+        cwd=cwd, env=cli_env(DSH_HOME=str(home)), capture_output=True, text=True, timeout=120,
+    )  # fmt: skip
+
+
+def scripted_profile(tmp_path: Path, config: str, script: str) -> Path:
+    """``tmp_path/profile.yml``: the scripted model (``script``), the agent loop,
+    and the evolution-review row with ``config`` (a YAML flow mapping)."""
+    (tmp_path / "script.yml").write_text(script)
+    profile = tmp_path / "profile.yml"
+    profile.write_text(
+        "- {id: llm, name: scripted-llm, config: {script: script.yml}}\n"
+        "- {id: agent-loop, name: agent-loop, config: {model: scripted/m}}\n"
+        f"- {{id: evolution-review, name: evolution-review, config: {config}}}\n"
+    )
+    return profile

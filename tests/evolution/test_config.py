@@ -5,8 +5,6 @@ from __future__ import annotations
 
 import logging
 import math
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
@@ -16,7 +14,7 @@ from harness.plugins import instantiate_plugin
 from harness.profiles.bundles import available_bundles
 from hookspecs.errors import ProfileError
 
-from ..cli_env import cli_env
+from .helpers import harness_cli, scripted_profile
 
 
 class Plugin:
@@ -90,17 +88,9 @@ def test_the_old_interval_keys_are_still_read_with_a_deprecation_warning() -> No
 
 
 def test_a_yaml_nan_in_a_profile_starts_the_host_with_a_warning(tmp_path: Path) -> None:
-    profile = tmp_path / "profile.yml"
-    profile.write_text(
-        "- {id: llm, name: scripted-llm, config: {script: script.yml}}\n"
-        "- {id: agent-loop, name: agent-loop, config: {model: scripted/m}}\n"
-        "- {id: evolution-review, name: evolution-review, config: {memoryInterval: .nan, reviewMode: inject}}\n"
-    )
-    (tmp_path / "script.yml").write_text("responses:\n  - match: {}\n    repeat: true\n    reply: {text: ok}\n")
-    proc = subprocess.run(
-        [sys.executable, "-m", "harness", "run", "--profile", str(profile), "hello"],
-        cwd=tmp_path, env=cli_env(DSH_HOME=str(tmp_path / "home")), capture_output=True, text=True, timeout=120,
-    )  # fmt: skip
+    script = "responses:\n  - match: {}\n    repeat: true\n    reply: {text: ok}\n"
+    profile = scripted_profile(tmp_path, "{memoryInterval: .nan, reviewMode: inject}", script)
+    proc = harness_cli(tmp_path, tmp_path / "home", "run", "--profile", str(profile), "hello")
     assert proc.returncode == 0, proc.stderr
     assert proc.stderr.count("memoryInterval=nan is not a finite number; using the default") == 1
 
@@ -108,10 +98,7 @@ def test_a_yaml_nan_in_a_profile_starts_the_host_with_a_warning(tmp_path: Path) 
 def test_a_zero_timeout_in_a_profile_is_refused_with_the_reason(tmp_path: Path) -> None:
     profile = tmp_path / "profile.yml"
     profile.write_text("- {id: evolution-review, name: evolution-review, config: {reviewTimeoutMs: 0}}\n")
-    proc = subprocess.run(
-        [sys.executable, "-m", "harness", "run", "--profile", str(profile), "hello"],
-        cwd=tmp_path, env=cli_env(DSH_HOME=str(tmp_path / "home")), capture_output=True, text=True, timeout=120,
-    )  # fmt: skip
+    proc = harness_cli(tmp_path, tmp_path / "home", "run", "--profile", str(profile), "hello")
     assert proc.returncode != 0
     assert "reviewTimeoutMs to be >= 1 (0 would abort every review at once)" in proc.stderr
     assert len(proc.stderr.strip().splitlines()) == 1
@@ -130,10 +117,7 @@ def test_clamp_logs_nothing_for_a_clean_config(caplog: pytest.LogCaptureFixture)
 def test_the_bundle_inserts_the_row_and_a_profile_row_configures_it(tmp_path: Path) -> None:
     profile = tmp_path / "profile.yml"
     profile.write_text("- bundle: evolution-review\n- id: evolution-review\n  config: {reviewMode: inject}\n")
-    proc = subprocess.run(
-        [sys.executable, "-m", "harness", "--profile", str(profile), "--dump-config"],
-        cwd=tmp_path, env=cli_env(DSH_HOME=str(tmp_path / "home")), capture_output=True, text=True, timeout=120,
-    )  # fmt: skip
+    proc = harness_cli(tmp_path, tmp_path / "home", "--profile", str(profile), "--dump-config")
     assert proc.returncode == 0, proc.stderr
     assert "# layers: bundle:evolution-review" in proc.stdout
     assert "name: evolution-review" in proc.stdout and "reviewMode: inject" in proc.stdout

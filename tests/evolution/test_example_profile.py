@@ -5,20 +5,15 @@ review that keeps a memory note and a skill; the second starts with the note."""
 from __future__ import annotations
 
 import subprocess
-import sys
 from pathlib import Path
 
-from ..cli_env import cli_env
+from .helpers import ROOT, harness_cli
 
-ROOT = Path(__file__).resolve().parents[2]
 PROFILE = "examples/profiles/evolution-scripted.yml"
 
 
 def run(home: Path, prompt: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "harness", "run", "--profile", PROFILE, prompt],
-        cwd=ROOT, env=cli_env(DSH_HOME=str(home)), capture_output=True, text=True, timeout=120,
-    )  # fmt: skip
+    return harness_cli(ROOT, home, "run", "--profile", PROFILE, prompt)
 
 
 def test_the_example_keeps_a_note_and_a_skill_and_the_next_session_loads_the_note(tmp_path: Path) -> None:
@@ -35,9 +30,8 @@ def test_the_example_keeps_a_note_and_a_skill_and_the_next_session_loads_the_not
 
 
 def test_the_side_by_side_profile_composes_both_plugins(tmp_path: Path) -> None:
-    proc = subprocess.run(
-        [sys.executable, "-m", "harness", "--profile", "examples/profiles/evolution-deepseek.yml", "--dump-config"],
-        cwd=ROOT, env=cli_env(DSH_HOME=str(tmp_path / "home")), capture_output=True, text=True, timeout=120,
-    )  # fmt: skip
+    proc = harness_cli(
+        ROOT, tmp_path / "home", "--profile", "examples/profiles/evolution-deepseek.yml", "--dump-config"
+    )
     assert proc.returncode == 0, proc.stderr
     assert "name: evolution-review" in proc.stdout and "name: shadow-mind-runtime" in proc.stdout

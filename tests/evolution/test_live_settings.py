@@ -6,7 +6,6 @@ the field, and the old value stays."""
 from __future__ import annotations
 
 import subprocess
-import sys
 from pathlib import Path
 from typing import Any
 
@@ -18,8 +17,7 @@ from evolution_review_plugin.prompts import COMPLETION_SKILL_REVIEW_PROMPT, revi
 from evolution_review_plugin.vocabulary import REVIEW_ERROR
 from harness.web.forms import field_payload, find_tab, load_form, save_form
 
-from ..cli_env import cli_env
-from .helpers import evolution_host, reviews, say
+from .helpers import evolution_host, harness_cli, reviews, say, scripted_profile
 
 SCRIPT = "responses:\n  - match: {}\n    repeat: true\n    reply: {text: ok}\n"
 #: every real message of a few words counts 1; nothing fires at 50
@@ -166,19 +164,11 @@ async def test_the_web_settings_tab_edits_live_knobs_and_shows_the_deployment_on
 
 
 def _cli(tmp_path: Path, line: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "harness", "run", "--profile", str(tmp_path / "profile.yml"), line],
-        cwd=tmp_path, env=cli_env(DSH_HOME=str(tmp_path / "home")), capture_output=True, text=True, timeout=120,
-    )  # fmt: skip
+    return harness_cli(tmp_path, tmp_path / "home", "run", "--profile", str(tmp_path / "profile.yml"), line)
 
 
 def test_the_terminal_changes_a_knob_for_the_next_start_and_refuses_bad_ones(tmp_path: Path) -> None:
-    (tmp_path / "profile.yml").write_text(
-        "- {id: llm, name: scripted-llm, config: {script: script.yml}}\n"
-        "- {id: agent-loop, name: agent-loop, config: {model: scripted/m}}\n"
-        "- {id: evolution-review, name: evolution-review, config: {reviewMode: inject, reviewMemoryInterval: 50}}\n"
-    )
-    (tmp_path / "script.yml").write_text(SCRIPT)
+    scripted_profile(tmp_path, "{reviewMode: inject, reviewMemoryInterval: 50}", SCRIPT)
     bad = _cli(tmp_path, "/evolution config reviewMemoryInterval 0")
     assert bad.returncode == 1 and bad.stdout == ""
     assert bad.stderr.strip().splitlines() == [
@@ -220,12 +210,7 @@ async def test_the_trigger_and_the_mode_change_live(dsh_host: Any, dsh_workspace
 
 
 def test_a_hand_edited_settings_document_is_read_and_its_ignored_fields_listed(tmp_path: Path) -> None:
-    (tmp_path / "profile.yml").write_text(
-        "- {id: llm, name: scripted-llm, config: {script: script.yml}}\n"
-        "- {id: agent-loop, name: agent-loop, config: {model: scripted/m}}\n"
-        "- {id: evolution-review, name: evolution-review, config: {reviewMode: subagent}}\n"
-    )
-    (tmp_path / "script.yml").write_text(SCRIPT)
+    scripted_profile(tmp_path, "{reviewMode: subagent}", SCRIPT)
     home = tmp_path / "home"
     home.mkdir(mode=0o700)
     (home / "settings.yaml").write_text(f"{LIVE_NAMESPACE}:\n  reviewMode: inject\n  reviewTimeoutMs: 5\n")

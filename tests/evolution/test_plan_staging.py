@@ -7,8 +7,6 @@ from __future__ import annotations
 
 import json
 import re
-import subprocess
-import sys
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from pathlib import Path
@@ -24,11 +22,8 @@ from harness.cli.run import drain
 from hookspecs.errors import DshError
 from hookspecs.values import create_user_message
 
-from ..cli_env import cli_env
-from .helpers import ProcessEventRecorder, evolution_host, interactive_root, reviews, say
+from .helpers import ROOT, ProcessEventRecorder, evolution_host, harness_cli, interactive_root, reviews, say
 from .test_subagent_review import CHILD, CONFIG, PLAN, plan_script
-
-ROOT = Path(__file__).resolve().parents[2]
 
 
 @asynccontextmanager
@@ -139,14 +134,11 @@ def test_a_staged_plan_is_approved_from_the_command_line(tmp_path: Path) -> None
     staging = SkillStaging(home / "skills" / ".staged")
     op = SkillOp(action="write", name="flaky-tests", content="# Flaky tests\n\nPin the seed.\n")
     staging.stage("0123456789ab", [op], session_id="s1", summary="kept a fix", library=library)
-    argv = [sys.executable, "-m", "harness", "run", "--profile", "examples/profiles/evolution-scripted.yml"]
-    env = cli_env(DSH_HOME=str(home))
-    listed = subprocess.run([*argv, "/evolution staged"], cwd=ROOT, env=env, capture_output=True, text=True, timeout=120)
+    argv = ["run", "--profile", "examples/profiles/evolution-scripted.yml"]
+    listed = harness_cli(ROOT, home, *argv, "/evolution staged")
     assert listed.returncode == 0, listed.stderr
     assert "- 0123456789ab: skill flaky-tests (write) — kept a fix" in listed.stdout
-    approved = subprocess.run(
-        [*argv, "/evolution approve 0123456789ab"], cwd=ROOT, env=env, capture_output=True, text=True, timeout=120
-    )
+    approved = harness_cli(ROOT, home, *argv, "/evolution approve 0123456789ab")
     assert approved.returncode == 0, approved.stderr
     assert re.search(r"Plan 0123456789ab approved: skill flaky-tests saved\.", approved.stdout)
     assert (home / "skills" / "flaky-tests" / "SKILL.md").read_text() == "# Flaky tests\n\nPin the seed.\n"
