@@ -22,6 +22,7 @@ from typing import TYPE_CHECKING, Any, Final, Literal
 import attrs
 import trio
 
+from hookspecs.scrub import scrub_text
 from hookspecs.stores import MemoryStore, SkillLibrary
 from hookspecs.values import (
     AgentOptions,
@@ -133,8 +134,9 @@ class Reviewer:
                 return None
             return self._execute(agent, run, result, plan_id=new_plan_id(), input_chars=len(text))
         except Exception as exc:  # any failure falls back to the prompt
-            self.logger.warning("evolution-review: review of %s failed: %s: %s", agent.id, type(exc).__name__, exc)
-            self._error(agent, f"{type(exc).__name__}: {exc}")
+            why = f"{type(exc).__name__}: {exc}"
+            self.logger.warning("evolution-review: review of %s failed: %s", agent.id, scrub_text(why, limit=500))
+            self._error(agent, why)
             return None
         finally:
             self.in_flight = None  # freed before the disposal: a hung dispose holds no slot
@@ -206,8 +208,10 @@ class Reviewer:
         return stage
 
     def _error(self, agent: Agent, why: str) -> None:
-        self.logger.info("evolution-review: %s: %s", agent.id, why)
-        self.emit(REVIEW_ERROR, {"sessionId": agent.id, "reason": why[:500]})
+        # an exception's text may echo a provider's key or carry control sequences
+        reason = scrub_text(why, limit=500)
+        self.logger.info("evolution-review: %s: %s", agent.id, reason)
+        self.emit(REVIEW_ERROR, {"sessionId": agent.id, "reason": reason})
 
 
 def skills_read_by(child: Agent | None) -> frozenset[str]:

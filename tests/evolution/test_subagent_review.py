@@ -212,3 +212,21 @@ async def test_skill_writes_emit_skill_mutated(dsh_host: Any) -> None:
         assert recorder.named("evolution/skill-mutated") == [
             {"name": "make-check", "action": "create", "origin": "background_review"}
         ]
+
+
+async def test_a_review_error_carries_no_secret_and_is_bounded(dsh_host: Any) -> None:
+    """The reason in ``evolution/review-error`` comes from an exception (a
+    provider's message may echo a key): scrubbed and bounded like the plugin's
+    other output (control characters are escaped where it is printed)."""
+    async with evolution_host(dsh_host, plan_script(PLAN), **CONFIG) as (host, recorder):
+        plugin = host.pm.get_plugin("evolution-review")
+
+        def broken_library() -> Any:
+            raise RuntimeError("upstream said: bad key sk-abcdefghijklmnop0123 " + "x" * 2000)
+
+        plugin.controller.reviewer.skills = broken_library
+        agent = await dsh_host.new_root(host)
+        await say(host, agent, "hello there, a question")
+        [error] = recorder.named(REVIEW_ERROR)
+        assert "RuntimeError: upstream said: bad key" in error["reason"]
+        assert "sk-abcdefghijklmnop0123" not in error["reason"] and len(error["reason"]) <= 500
