@@ -30,9 +30,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-import trio
-
-from harness.cli.common import add_profile_arguments, dsh_home, load_profile, single_dsh_error
+from harness.cli.common import add_profile_arguments, dsh_home, load_profile
 from hookspecs.errors import DshError
 from hookspecs.fsutil import ensure_private_dir, write_atomic
 from hookspecs.scrub import scrub_text
@@ -40,7 +38,7 @@ from hookspecs.scrub import scrub_text
 from .governed import review_governed
 from .reader import read_source
 from .record import ImportRecord
-from .review import ReviewOutcome
+from .review import ReviewOutcome, run_trio
 
 AGENTS = {"claude-code": "claude-code", "codex": "codex"}
 STATE_DIR = "imports/hooks"
@@ -147,23 +145,17 @@ def decide(args: argparse.Namespace, hook: dict[str, Any], home: Path) -> tuple[
         # if the review after it fails
         save_state(where, {**load_state(where), "import": record.to_json() if record is not None else None})
 
-    try:
-        outcome = trio.run(
-            lambda: review_governed(
-                source,
-                home=home,
-                rows=rows,
-                record=ImportRecord.from_json(state.get("import")),
-                keep=keep,
-                format=AGENTS[args.agent],  # type: ignore[arg-type]
-                bound_seconds=args.timeout,
-            )
+    outcome = run_trio(
+        lambda: review_governed(
+            source,
+            home=home,
+            rows=rows,
+            record=ImportRecord.from_json(state.get("import")),
+            keep=keep,
+            format=AGENTS[args.agent],  # type: ignore[arg-type]
+            bound_seconds=args.timeout,
         )
-    except BaseExceptionGroup as group:
-        single = single_dsh_error(group)
-        if single is None:
-            raise
-        raise single from None
+    )
     note: dict[str, Any] = {
         **seen,
         "last_skip": None,
