@@ -24,12 +24,11 @@ from typing import Any
 from harness.cli.common import add_profile_arguments, dsh_home, load_profile
 from harness.cli.render import visible
 from hookspecs.errors import DshError
-from hookspecs.fsutil import ensure_private_dir, write_atomic
 from hookspecs.scrub import scrub_text
 
 from .model import ImportedTranscript
 from .reader import read_source
-from .record import ImportRecord, transcript_key
+from .record import ImportRecord, load_json, save_json, transcript_key
 from .review import ReviewOutcome, review_imported, run_trio
 
 EXIT_QUIET = 0
@@ -66,15 +65,12 @@ def record_path(home: Path, path: Path) -> Path:
 
 
 def load_record(path: Path) -> ImportRecord | None:
-    try:
-        return ImportRecord.from_json(json.loads(path.read_text(encoding="utf-8")))
-    except (OSError, ValueError):
-        return None  # none yet, or damaged: the transcript is imported into a new session
+    # none yet, or damaged: the transcript is imported into a new session
+    return ImportRecord.from_json(load_json(path))
 
 
 def save_record(path: Path, record: ImportRecord) -> None:
-    ensure_private_dir(path.parent)
-    write_atomic(path, json.dumps(record.to_json(), sort_keys=True) + "\n")
+    save_json(path, record.to_json())
 
 
 def run_review(path: Path, args: argparse.Namespace) -> ReviewOutcome:

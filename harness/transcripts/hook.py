@@ -32,12 +32,11 @@ from typing import Any
 
 from harness.cli.common import add_profile_arguments, dsh_home, load_profile
 from hookspecs.errors import DshError
-from hookspecs.fsutil import ensure_private_dir, write_atomic
 from hookspecs.scrub import scrub_text
 
 from .governed import review_governed
 from .reader import read_source
-from .record import ImportRecord
+from .record import ImportRecord, load_json, save_json
 from .review import ReviewOutcome, run_trio
 
 AGENTS = {"claude-code": "claude-code", "codex": "codex"}
@@ -103,16 +102,12 @@ def state_path(home: Path, agent: str, session_id: str) -> Path:
 
 
 def load_state(path: Path) -> dict[str, Any]:
-    try:
-        value = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, ValueError):
-        return {}  # no state yet, or a damaged file: start over (it is rewritten whole)
+    value = load_json(path)  # no state yet, or a damaged file: start over (it is rewritten whole)
     return value if isinstance(value, dict) else {}
 
 
 def save_state(path: Path, state: dict[str, Any]) -> None:
-    ensure_private_dir(path.parent)
-    write_atomic(path, json.dumps(state, sort_keys=True) + "\n")
+    save_json(path, state)
 
 
 def feedback(outcome: ReviewOutcome) -> str:
