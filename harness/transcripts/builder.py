@@ -26,7 +26,7 @@ TEXT_LIMIT = 20_000
 UNANSWERED_CODE = "RESULT_NOT_RECORDED"
 UNANSWERED_TEXT = "The transcript records no result for this tool call; the call may have had effects."
 #: the history events a compaction summary stands in for
-_HISTORY = (EventTypes.USER_MESSAGE, EventTypes.ASSISTANT_MESSAGE, EventTypes.TOOL_RESULT)
+HISTORY_TYPES = frozenset({EventTypes.USER_MESSAGE, EventTypes.ASSISTANT_MESSAGE, EventTypes.TOOL_RESULT})
 
 
 class EventBuilder:
@@ -115,7 +115,7 @@ class EventBuilder:
         self._close_turn(line)
         self._compactions += 1
         cid = f"import-{self._compactions}"
-        shadowed = [seq for seq, event in enumerate(self.events) if event.type in _HISTORY]
+        shadowed = [seq for seq, event in enumerate(self.events) if event.type in HISTORY_TYPES]
         self._emit(EventTypes.COMPACTION_START, {"compaction_id": cid, "turn": self._turn}, line)
         summary_data = {"compaction_id": cid, "summary": self.clean(summary), "shadowed_seqs": shadowed}
         self._emit(EventTypes.COMPACTION_SUMMARY, summary_data, line)

@@ -21,18 +21,15 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-import trio
-
-from harness.cli.common import add_profile_arguments, dsh_home, load_profile, single_dsh_error
+from harness.cli.common import add_profile_arguments, dsh_home, load_profile
 from harness.cli.render import visible
 from hookspecs.errors import DshError
-from hookspecs.fsutil import ensure_private_dir, write_atomic
 from hookspecs.scrub import scrub_text
 
 from .model import ImportedTranscript
 from .reader import read_source
-from .record import ImportRecord, transcript_key
-from .review import ReviewOutcome, review_imported
+from .record import ImportRecord, load_json, save_json, transcript_key
+from .review import ReviewOutcome, review_imported, run_trio
 
 EXIT_QUIET = 0
 EXIT_REPORT = 1
@@ -68,15 +65,12 @@ def record_path(home: Path, path: Path) -> Path:
 
 
 def load_record(path: Path) -> ImportRecord | None:
-    try:
-        return ImportRecord.from_json(json.loads(path.read_text(encoding="utf-8")))
-    except (OSError, ValueError):
-        return None  # none yet, or damaged: the transcript is imported into a new session
+    # none yet, or damaged: the transcript is imported into a new session
+    return ImportRecord.from_json(load_json(path))
 
 
 def save_record(path: Path, record: ImportRecord) -> None:
-    ensure_private_dir(path.parent)
-    write_atomic(path, json.dumps(record.to_json(), sort_keys=True) + "\n")
+    save_json(path, record.to_json())
 
 
 def run_review(path: Path, args: argparse.Namespace) -> ReviewOutcome:
@@ -86,24 +80,18 @@ def run_review(path: Path, args: argparse.Namespace) -> ReviewOutcome:
     source = read_source(path)
     rows = composed.rows if composed else ()
     where = record_path(home, path)
-    try:
-        return trio.run(
-            lambda: review_imported(
-                source,
-                home=home,
-                rows=rows,
-                record=load_record(where),
-                keep=lambda record: save_record(where, record),
-                format=args.format,
-                definition=args.definition,
-                bound_seconds=args.timeout,
-            )
+    return run_trio(
+        lambda: review_imported(
+            source,
+            home=home,
+            rows=rows,
+            record=load_record(where),
+            keep=lambda record: save_record(where, record),
+            format=args.format,
+            definition=args.definition,
+            bound_seconds=args.timeout,
         )
-    except BaseExceptionGroup as group:
-        single = single_dsh_error(group)
-        if single is None:
-            raise
-        raise single from None
+    )
 
 
 def outcome_json(outcome: ReviewOutcome) -> dict[str, Any]:

@@ -30,17 +30,14 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-import trio
-
-from harness.cli.common import add_profile_arguments, dsh_home, load_profile, single_dsh_error
+from harness.cli.common import add_profile_arguments, dsh_home, load_profile
 from hookspecs.errors import DshError
-from hookspecs.fsutil import ensure_private_dir, write_atomic
 from hookspecs.scrub import scrub_text
 
 from .governed import review_governed
 from .reader import read_source
-from .record import ImportRecord
-from .review import ReviewOutcome
+from .record import ImportRecord, load_json, save_json
+from .review import ReviewOutcome, run_trio
 
 AGENTS = {"claude-code": "claude-code", "codex": "codex"}
 STATE_DIR = "imports/hooks"
@@ -105,16 +102,12 @@ def state_path(home: Path, agent: str, session_id: str) -> Path:
 
 
 def load_state(path: Path) -> dict[str, Any]:
-    try:
-        value = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, ValueError):
-        return {}  # no state yet, or a damaged file: start over (it is rewritten whole)
+    value = load_json(path)  # no state yet, or a damaged file: start over (it is rewritten whole)
     return value if isinstance(value, dict) else {}
 
 
 def save_state(path: Path, state: dict[str, Any]) -> None:
-    ensure_private_dir(path.parent)
-    write_atomic(path, json.dumps(state, sort_keys=True) + "\n")
+    save_json(path, state)
 
 
 def feedback(outcome: ReviewOutcome) -> str:
@@ -147,23 +140,17 @@ def decide(args: argparse.Namespace, hook: dict[str, Any], home: Path) -> tuple[
         # if the review after it fails
         save_state(where, {**load_state(where), "import": record.to_json() if record is not None else None})
 
-    try:
-        outcome = trio.run(
-            lambda: review_governed(
-                source,
-                home=home,
-                rows=rows,
-                record=ImportRecord.from_json(state.get("import")),
-                keep=keep,
-                format=AGENTS[args.agent],  # type: ignore[arg-type]
-                bound_seconds=args.timeout,
-            )
+    outcome = run_trio(
+        lambda: review_governed(
+            source,
+            home=home,
+            rows=rows,
+            record=ImportRecord.from_json(state.get("import")),
+            keep=keep,
+            format=AGENTS[args.agent],  # type: ignore[arg-type]
+            bound_seconds=args.timeout,
         )
-    except BaseExceptionGroup as group:
-        single = single_dsh_error(group)
-        if single is None:
-            raise
-        raise single from None
+    )
     note: dict[str, Any] = {
         **seen,
         "last_skip": None,

@@ -26,6 +26,8 @@ class TranscriptSource:
     path: Path
     raw: bytes
     entries: list[tuple[int, dict[str, Any]]]
+    #: digests already taken, by size: a Stop hashes the whole file more than once
+    _digests: dict[int, str] = attrs.field(factory=dict, init=False, eq=False, repr=False)
 
     @property
     def lines(self) -> int:
@@ -42,7 +44,10 @@ class TranscriptSource:
 
     def digest(self, size: int | None = None) -> str:
         """sha256 of the first ``size`` bytes (all of them by default)."""
-        return hashlib.sha256(self.raw if size is None else self.raw[:size]).hexdigest()
+        size = len(self.raw) if size is None else size
+        if size not in self._digests:
+            self._digests[size] = hashlib.sha256(self.raw[:size]).hexdigest()
+        return self._digests[size]
 
 
 def read_source(path: Path) -> TranscriptSource:

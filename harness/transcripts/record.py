@@ -12,11 +12,14 @@ imported session (:func:`mismatch` says why).
 
 from __future__ import annotations
 
+import json
 import os
 from pathlib import Path
 from typing import Any
 
 import attrs
+
+from hookspecs.fsutil import ensure_private_dir, write_atomic
 
 from .reader import TranscriptSource
 
@@ -77,3 +80,18 @@ def mismatch(record: ImportRecord, source: TranscriptSource) -> str | None:
     if source.digest(record.size) != record.sha256:
         return f"the transcript was rewritten (its first {record.lines} lines changed since they were imported)"
     return None
+
+
+def load_json(path: Path) -> Any:
+    """A state file's JSON value, or None when there is none yet or it is damaged
+    (the caller starts over; the file is rewritten whole)."""
+    try:
+        return json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+
+
+def save_json(path: Path, value: Any) -> None:
+    """Write a state file whole (0600, atomically, in a private directory)."""
+    ensure_private_dir(path.parent)
+    write_atomic(path, json.dumps(value, sort_keys=True) + "\n")

@@ -12,7 +12,7 @@ reviews by the plugin's own rules instead (:mod:`.governed`).
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import Any
@@ -20,6 +20,7 @@ from typing import Any
 import attrs
 import trio
 
+from harness.cli.common import single_dsh_error
 from harness.cli.render import message_text
 from harness.cli.run import drain
 from harness.host import HarnessHost, open_host
@@ -69,6 +70,18 @@ class ReviewOutcome:
     @property
     def quiet(self) -> bool:
         return self.phase in QUIET_PHASES or self.phase == "skipped"
+
+
+def run_trio(call: Callable[[], Awaitable[ReviewOutcome]]) -> ReviewOutcome:
+    """``trio.run(call)`` for the CLI entry points: a lone :class:`DshError` raised
+    inside the host's task groups comes out unwrapped, to print as a message."""
+    try:
+        return trio.run(call)
+    except BaseExceptionGroup as group:
+        single = single_dsh_error(group)
+        if single is None:
+            raise
+        raise single from None
 
 
 def check_rows(rows: tuple[ProfileRow, ...]) -> None:

@@ -28,6 +28,7 @@ from hookspecs.layout import SESSION_FILE, SESSIONS_DIR
 from hookspecs.protocols import Session
 from hookspecs.values import EventTypes, SessionHeader
 
+from .builder import HISTORY_TYPES
 from .model import Format, ImportedEvent, ImportedTranscript
 from .reader import TranscriptSource, import_source
 from .record import ImportRecord, mismatch
@@ -35,8 +36,6 @@ from .record import ImportRecord, mismatch
 #: under the DSH home: the workspace of imported sessions whose directory is not here
 EMPTY_WORKSPACE = "imports/empty-workspace"
 _UNSAFE = re.compile(r"[^A-Za-z0-9_.-]+")
-#: the history events a compaction summary stands in for
-_HISTORY = frozenset({EventTypes.USER_MESSAGE, EventTypes.ASSISTANT_MESSAGE, EventTypes.TOOL_RESULT})
 
 
 @attrs.frozen(kw_only=True)
@@ -103,13 +102,13 @@ def import_into(events: Any, source: TranscriptSource, *, format: Format | None,
 def append_imported(log: Session, events: Iterable[ImportedEvent]) -> None:
     """Append imported events; a compaction summary shadows every history event
     the session holds before it (the relays and notes of earlier reviews too)."""
-    history = [event.seq for event in log.events if event.type in _HISTORY]
+    history = [event.seq for event in log.events if event.type in HISTORY_TYPES]
     for event in events:
         data = event.data
         if event.type == EventTypes.COMPACTION_SUMMARY:
             data = {**data, "shadowed_seqs": list(history)}
         appended = log.append(event.type, data)
-        if appended.type in _HISTORY:
+        if appended.type in HISTORY_TYPES:
             history.append(appended.seq)
 
 

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import os
 import subprocess
 import sys
 from pathlib import Path
@@ -198,7 +197,6 @@ __all__ = [
     "grow",
     "harness",
     "make_home",
-    "os",
     "seq_of",
     "structured",
     "text",

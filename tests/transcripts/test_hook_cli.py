@@ -10,26 +10,18 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-import trio
 
 from harness.sessions.store import SessionStore
 from harness.transcripts.hook import state_path
 
 from ..harness.openai.server import ScriptedServer
-from .reviewer import FIXTURES, claude_transcript, grow, harness, make_home, seq_of, structured, text
+from .reviewer import FIXTURES, claude_transcript, grow, harness, make_home, seq_of, structured
 
 REPORT = {
     "status": "report",
     "verdict": "challenge",
     "content": "The agent says the test passes, but its own pytest run failed.",
 }
-
-
-@pytest.fixture
-async def server(nursery: trio.Nursery) -> ScriptedServer:
-    srv = ScriptedServer(default=text("nothing more"))
-    await srv.start(nursery)
-    return srv
 
 
 def _stdin(transcript: Path, **extra: object) -> bytes:

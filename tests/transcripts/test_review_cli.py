@@ -5,18 +5,8 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-import pytest
-import trio
-
 from ..harness.openai.server import ScriptedServer
-from .reviewer import claude_transcript, grow, harness, make_home, seq_of, structured, text
-
-
-@pytest.fixture
-async def server(nursery: trio.Nursery) -> ScriptedServer:
-    srv = ScriptedServer(default=text("nothing more"))
-    await srv.start(nursery)
-    return srv
+from .reviewer import claude_transcript, grow, harness, make_home, seq_of, structured
 
 
 async def test_a_report_names_its_transcript_lines(tmp_path: Path, server: ScriptedServer) -> None:
