@@ -8,9 +8,6 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-import pytest
-import trio
-
 from ..harness.openai.server import ScriptedServer
 from .reviewer import claude_transcript, harness, make_home, text
 
@@ -28,13 +25,6 @@ Check the agent's claims against its tool results.
 #: a literal the imported transcript contains (in the person's request)
 LITERAL = "src/app.py"
 READ_ONLY = {"read", "grep", "glob"}
-
-
-@pytest.fixture
-async def server(nursery: trio.Nursery) -> ScriptedServer:
-    srv = ScriptedServer(default=text("nothing more"))
-    await srv.start(nursery)
-    return srv
 
 
 async def test_holdout_journal_and_read_only_tools_hold_for_an_imported_transcript(
