@@ -36,6 +36,8 @@ Check the root's claims against its tool results.
 
 
 class Server:
+    """``with Server(...) as served:`` starts it and stops it (Ctrl-C) at the end."""
+
     def __init__(self, tmp: Path, script: str, *, definition: str = DEFINITION, settings: str = "", rows: str = "") -> None:
         self.tmp = tmp
         self.home = tmp / "home"
@@ -92,6 +94,12 @@ class Server:
                 return self
         self.proc.kill()
         raise AssertionError(f"harness serve did not start: {self.output} {self.proc.stderr.read() if self.proc.stderr else ''}")
+
+    def __enter__(self) -> Server:
+        return self.start()
+
+    def __exit__(self, *exc: object) -> None:
+        self.stop()
 
     def client(self) -> httpx.Client:
         return httpx.Client(base_url=self.base, cookies={"dsh_token": self.token}, headers={"x-dsh-token": self.token}, timeout=30)

@@ -68,11 +68,8 @@ responses:
 
 @pytest.fixture
 def server(tmp_path: Path) -> Iterator[Server]:
-    served = Server(tmp_path, SCRIPT, rows=NOTICE_ROW).start()
-    try:
+    with Server(tmp_path, SCRIPT, rows=NOTICE_ROW) as served:
         yield served
-    finally:
-        served.stop()
 
 
 def open_page(browser: Any, server: Server, path: str = "/") -> Any:
@@ -217,8 +214,7 @@ def test_review_cards_live_retry_pause_and_restored_after_restart(browser: Any, 
 
     code, _out, err = server.stop()
     assert code == 0, err
-    restarted = Server(server.tmp, SCRIPT).start()
-    try:
+    with Server(server.tmp, SCRIPT) as restarted:
         page = open_page(browser, restarted, f"/?session={session}")
         page.wait_for_selector(".card .run[data-phase=report]:has-text('RETRY-REPORT')")
         restored = page.locator(".card")
@@ -227,8 +223,6 @@ def test_review_cards_live_retry_pause_and_restored_after_restart(browser: Any, 
         restored.first.locator(".body").wait_for(state="visible")  # collapsedByDefault false persisted
         assert "<script>window.pwned = 1</script>" in restored.first.locator(".body").inner_text()
         page.screenshot(path=str(shots / "card-restored.png"), full_page=True)
-    finally:
-        restarted.stop()
 
 
 def test_approvals_sessions_and_model_html(browser: Any, server: Server, shots: Path) -> None:

@@ -45,11 +45,8 @@ responses:
 
 @pytest.fixture
 def server(tmp_path: Path) -> Iterator[Server]:
-    served = Server(tmp_path, SCRIPT, rows=NOTICE_ROW).start()
-    try:
+    with Server(tmp_path, SCRIPT, rows=NOTICE_ROW) as served:
         yield served
-    finally:
-        served.stop()
 
 
 #: A hang guard, not a timing assertion: heartbeats keep an idle stream open
