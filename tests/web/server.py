@@ -115,3 +115,8 @@ class Server:
             self.proc.kill()
             out, err = self.proc.communicate()
         return self.proc.returncode, "".join(self.output) + out, err
+
+
+def new_session(client: httpx.Client) -> str:
+    """A new root session through the API; its id."""
+    return str(client.post("/api/sessions", json={}).json()["id"])

@@ -18,7 +18,7 @@ from typing import Any
 import pytest
 
 from .browser import WAIT_MS
-from .server import NOTICE_ROW, Server
+from .server import NOTICE_ROW, Server, new_session
 
 SCRIPT = """
 models:
@@ -278,8 +278,8 @@ def test_an_approval_of_another_session_names_it_and_is_answered_there(browser: 
     text, shown as text), says it is not the session shown and offers no Allow
     until B is opened."""
     with server.client() as client:
-        shown = client.post("/api/sessions", json={}).json()["id"]
-        other = client.post("/api/sessions", json={}).json()["id"]
+        shown = new_session(client)
+        other = new_session(client)
         page = open_page(browser, server, f"/?session={shown}")
         client.post(f"/api/sessions/{other}/send", json={"text": "tighten the reports <b>now</b>"})
     prompt = page.wait_for_selector(".approval.other-session")
@@ -318,7 +318,7 @@ def test_a_notice_pushed_before_the_stream_connected_shows_once(browser: Any, se
     """Hold the page's stream until a notice was pushed after its event load: the
     notice still shows, and a reconnect bringing it again does not repeat it."""
     with server.client() as client:
-        session = client.post("/api/sessions", json={}).json()["id"]
+        session = new_session(client)
     held: list[str] = []
 
     def push_then_connect(route: Any) -> None:
