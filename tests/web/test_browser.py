@@ -295,7 +295,7 @@ def test_an_approval_of_another_session_names_it_and_is_answered_there(browser: 
     assert start.locator(".approval button.allow").count() == 0
     start.close()
     page.click(".approval button.open-session")
-    page.wait_for_function(f"state.session === {other!r}")
+    page.wait_for_function(f"() => state.session === {other!r}")
     mine = page.wait_for_selector(f".approval:not(.other-session)[data-session='{other}']")
     assert f"Session: tighten the reports <b>now</b> · {other[:8]}" in mine.inner_text()
     page.screenshot(path=str(shots / "approval-opened.png"), full_page=True)
@@ -338,6 +338,6 @@ def test_a_notice_pushed_before_the_stream_connected_shows_once(browser: Any, se
     assert page.evaluate("window.toastsShown") == ["pushed in the gap"]
     page.evaluate("state.source.close(); connect()")  # as after a dropped stream
     page.wait_for_selector("#log .entry.command-result")  # the new stream replayed the log
-    page.wait_for_function("state.opening === null")  # and got past its opening
+    page.wait_for_function("() => state.opening === null")  # and got past its opening
     assert held and page.locator("#notices li", has_text="pushed in the gap").count() == 1
     assert page.evaluate("window.toastsShown") == ["pushed in the gap"]
