@@ -71,12 +71,13 @@ class WebClient:
 
     async def events(self, request: Request) -> Response:
         session_id = request.path_params["session_id"]
-        events, payloads = self.conversations.read(session_id, _int(request, "after", -1))
-        cards = self.host.client.restore(session_id, events) if _int(request, "after", -1) < 0 else []
+        after = _int(request, "after", -1)
+        events, payloads = self.conversations.read(session_id, after)
+        cards = self.host.client.restore(session_id, events) if after < 0 else []
         return _json(
             {
                 "events": payloads,
-                "last_seq": events[-1].seq if events else _int(request, "after", -1),
+                "last_seq": events[-1].seq if events else after,
                 "cards": [self.card_item(c)["card"] for c in cards],
                 "approvals": self.approver.pending(),
                 "notices": self.feed.notices.recent(session_id),

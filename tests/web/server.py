@@ -36,6 +36,8 @@ Check the root's claims against its tool results.
 
 
 class Server:
+    """``with Server(...) as served:`` starts it and stops it (Ctrl-C) at the end."""
+
     def __init__(self, tmp: Path, script: str, *, definition: str = DEFINITION, settings: str = "", rows: str = "") -> None:
         self.tmp = tmp
         self.home = tmp / "home"
@@ -93,6 +95,12 @@ class Server:
         self.proc.kill()
         raise AssertionError(f"harness serve did not start: {self.output} {self.proc.stderr.read() if self.proc.stderr else ''}")
 
+    def __enter__(self) -> Server:
+        return self.start()
+
+    def __exit__(self, *exc: object) -> None:
+        self.stop()
+
     def client(self) -> httpx.Client:
         return httpx.Client(base_url=self.base, cookies={"dsh_token": self.token}, headers={"x-dsh-token": self.token}, timeout=30)
 
@@ -107,3 +115,8 @@ class Server:
             self.proc.kill()
             out, err = self.proc.communicate()
         return self.proc.returncode, "".join(self.output) + out, err
+
+
+def new_session(client: httpx.Client) -> str:
+    """A new root session through the API; its id."""
+    return str(client.post("/api/sessions", json={}).json()["id"])

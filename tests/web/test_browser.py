@@ -18,7 +18,7 @@ from typing import Any
 import pytest
 
 from .browser import WAIT_MS
-from .server import NOTICE_ROW, Server
+from .server import NOTICE_ROW, Server, new_session
 
 SCRIPT = """
 models:
@@ -68,11 +68,8 @@ responses:
 
 @pytest.fixture
 def server(tmp_path: Path) -> Iterator[Server]:
-    served = Server(tmp_path, SCRIPT, rows=NOTICE_ROW).start()
-    try:
+    with Server(tmp_path, SCRIPT, rows=NOTICE_ROW) as served:
         yield served
-    finally:
-        served.stop()
 
 
 def open_page(browser: Any, server: Server, path: str = "/") -> Any:
@@ -217,8 +214,7 @@ def test_review_cards_live_retry_pause_and_restored_after_restart(browser: Any, 
 
     code, _out, err = server.stop()
     assert code == 0, err
-    restarted = Server(server.tmp, SCRIPT).start()
-    try:
+    with Server(server.tmp, SCRIPT) as restarted:
         page = open_page(browser, restarted, f"/?session={session}")
         page.wait_for_selector(".card .run[data-phase=report]:has-text('RETRY-REPORT')")
         restored = page.locator(".card")
@@ -227,8 +223,6 @@ def test_review_cards_live_retry_pause_and_restored_after_restart(browser: Any, 
         restored.first.locator(".body").wait_for(state="visible")  # collapsedByDefault false persisted
         assert "<script>window.pwned = 1</script>" in restored.first.locator(".body").inner_text()
         page.screenshot(path=str(shots / "card-restored.png"), full_page=True)
-    finally:
-        restarted.stop()
 
 
 def test_approvals_sessions_and_model_html(browser: Any, server: Server, shots: Path) -> None:
@@ -284,8 +278,8 @@ def test_an_approval_of_another_session_names_it_and_is_answered_there(browser: 
     text, shown as text), says it is not the session shown and offers no Allow
     until B is opened."""
     with server.client() as client:
-        shown = client.post("/api/sessions", json={}).json()["id"]
-        other = client.post("/api/sessions", json={}).json()["id"]
+        shown = new_session(client)
+        other = new_session(client)
         page = open_page(browser, server, f"/?session={shown}")
         client.post(f"/api/sessions/{other}/send", json={"text": "tighten the reports <b>now</b>"})
     prompt = page.wait_for_selector(".approval.other-session")
@@ -301,7 +295,7 @@ def test_an_approval_of_another_session_names_it_and_is_answered_there(browser: 
     assert start.locator(".approval button.allow").count() == 0
     start.close()
     page.click(".approval button.open-session")
-    page.wait_for_function(f"state.session === {other!r}")
+    page.wait_for_function(f"() => state.session === {other!r}")
     mine = page.wait_for_selector(f".approval:not(.other-session)[data-session='{other}']")
     assert f"Session: tighten the reports <b>now</b> · {other[:8]}" in mine.inner_text()
     page.screenshot(path=str(shots / "approval-opened.png"), full_page=True)
@@ -324,7 +318,7 @@ def test_a_notice_pushed_before_the_stream_connected_shows_once(browser: Any, se
     """Hold the page's stream until a notice was pushed after its event load: the
     notice still shows, and a reconnect bringing it again does not repeat it."""
     with server.client() as client:
-        session = client.post("/api/sessions", json={}).json()["id"]
+        session = new_session(client)
     held: list[str] = []
 
     def push_then_connect(route: Any) -> None:
@@ -344,6 +338,6 @@ def test_a_notice_pushed_before_the_stream_connected_shows_once(browser: Any, se
     assert page.evaluate("window.toastsShown") == ["pushed in the gap"]
     page.evaluate("state.source.close(); connect()")  # as after a dropped stream
     page.wait_for_selector("#log .entry.command-result")  # the new stream replayed the log
-    page.wait_for_function("state.opening === null")  # and got past its opening
+    page.wait_for_function("() => state.opening === null")  # and got past its opening
     assert held and page.locator("#notices li", has_text="pushed in the gap").count() == 1
     assert page.evaluate("window.toastsShown") == ["pushed in the gap"]

@@ -6,14 +6,14 @@ from __future__ import annotations
 
 import json
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
 import httpx
 import pytest
 
-from .server import NOTICE_ROW, Server
+from .server import NOTICE_ROW, Server, new_session
 
 SCRIPT = """
 models:
@@ -45,11 +45,8 @@ responses:
 
 @pytest.fixture
 def server(tmp_path: Path) -> Iterator[Server]:
-    served = Server(tmp_path, SCRIPT, rows=NOTICE_ROW).start()
-    try:
+    with Server(tmp_path, SCRIPT, rows=NOTICE_ROW) as served:
         yield served
-    finally:
-        served.stop()
 
 
 #: A hang guard, not a timing assertion: heartbeats keep an idle stream open
@@ -66,13 +63,23 @@ def sse_items(response: httpx.Response) -> Iterator[dict[str, Any]]:
             yield json.loads(line[6:])
 
 
-def until(items: Iterator[dict[str, Any]], predicate: Any) -> list[dict[str, Any]]:
+def until(items: Iterator[dict[str, Any]], wanted: str | Callable[[dict[str, Any]], bool]) -> list[dict[str, Any]]:
+    """The items up to and including the first one ``wanted`` matches (a string: its ``kind``)."""
+    predicate = wanted if callable(wanted) else lambda i: i["kind"] == wanted
     seen = []
     for item in items:
         seen.append(item)
         if predicate(item):
             return seen
     raise AssertionError(f"stream ended before the expected item; saw {seen}")
+
+
+def is_event(item: dict[str, Any], event_type: str) -> bool:
+    return item["kind"] == "event" and item["event"]["type"] == event_type
+
+
+def is_turn_end(item: dict[str, Any]) -> bool:
+    return is_event(item, "turn/end")
 
 
 def test_every_request_needs_the_token(server: Server) -> None:
@@ -107,12 +114,12 @@ def test_every_request_needs_the_token(server: Server) -> None:
 
 def test_a_turn_streams_text_and_tool_calls_and_commands_use_the_registry(server: Server) -> None:
     with server.client() as client:
-        session = client.post("/api/sessions", json={}).json()["id"]
+        session = new_session(client)
         with client.stream("GET", f"/api/sessions/{session}/stream") as stream:
             items = sse_items(stream)
-            until(items, lambda i: i["kind"] == "ready")
+            until(items, "ready")
             assert client.post(f"/api/sessions/{session}/send", json={"text": "please deploy"}).json()["ok"]
-            seen = until(items, lambda i: i["kind"] == "event" and i["event"]["type"] == "turn/end")
+            seen = until(items, is_turn_end)
         deltas = "".join(i["text"] for i in seen if i["kind"] == "delta")
         assert "Reading <b>the notes</b> first." in deltas  # raw in JSON: the page inserts it as text
         events = [i["event"] for i in seen if i["kind"] == "event"]
@@ -139,7 +146,7 @@ def test_bad_requests_get_one_line_errors(server: Server) -> None:
             assert response.status_code in (400, 404), bad
             error = response.json()["error"]
             assert error and "\n" not in error and str(server.tmp) not in error
-        session = client.post("/api/sessions", json={}).json()["id"]
+        session = new_session(client)
         garbled = client.post(f"/api/sessions/{session}/send", content=b"{not json")
         assert garbled.status_code == 400 and garbled.json()["error"] == "request body is not JSON"
         assert client.post(f"/api/sessions/{session}/send", json={"text": "  "}).json()["error"] == "text is empty"
@@ -152,17 +159,17 @@ def test_bad_requests_get_one_line_errors(server: Server) -> None:
 
 def test_an_approval_waits_for_the_click(server: Server) -> None:
     with server.client() as client:
-        session = client.post("/api/sessions", json={}).json()["id"]
+        session = new_session(client)
         with client.stream("GET", f"/api/sessions/{session}/stream") as stream:
             items = sse_items(stream)
-            until(items, lambda i: i["kind"] == "ready")
+            until(items, "ready")
             client.post(f"/api/sessions/{session}/send", json={"text": "tighten the reports"})
-            asked = until(items, lambda i: i["kind"] == "approval")[-1]["approval"]
+            asked = until(items, "approval")[-1]["approval"]
             assert asked["tool"] == "update_shadow_config" and "maxReportChars" in asked["arguments"]
             assert client.get(f"/api/sessions/{session}/events").json()["approvals"] == [asked]
             assert client.post(f"/api/approvals/{asked['id']}", json={"allow": True, "session_id": session}).json()["ok"]
-            seen = until(items, lambda i: i["kind"] == "event" and i["event"]["type"] == "turn/end")
-        results = [i["event"] for i in seen if i["kind"] == "event" and i["event"]["type"] == "tool/result"]
+            seen = until(items, is_turn_end)
+        results = [i["event"] for i in seen if is_event(i, "tool/result")]
         assert results and not results[0]["error"]
         assert client.post(f"/api/approvals/{asked['id']}", json={"allow": True, "session_id": session}).status_code == 404
         config = client.post(f"/api/sessions/{session}/send", json={"text": "/shadow config maxReportChars"}).json()
@@ -174,7 +181,7 @@ def test_a_stream_opened_after_the_approval_was_asked_still_shows_it(server: Ser
     not wait for it): an approval asked in between must reach the stream, or the
     prompt never appears and the turn waits forever."""
     with server.client() as client:
-        session = client.post("/api/sessions", json={}).json()["id"]
+        session = new_session(client)
         client.post(f"/api/sessions/{session}/send", json={"text": "tighten the reports"})
         give_up = time.monotonic() + STREAM_BOUND_SECONDS  # a hang guard, not a timing assertion
         while not (pending := client.get(f"/api/sessions/{session}/events").json()["approvals"]):
@@ -182,16 +189,16 @@ def test_a_stream_opened_after_the_approval_was_asked_still_shows_it(server: Ser
             time.sleep(0.05)
         with client.stream("GET", f"/api/sessions/{session}/stream") as stream:
             items = sse_items(stream)
-            asked = until(items, lambda i: i["kind"] == "approval")[-1]["approval"]
+            asked = until(items, "approval")[-1]["approval"]
             assert asked == pending[0]
             assert client.post(f"/api/approvals/{asked['id']}", json={"allow": True, "session_id": session}).json()["ok"]
-            seen = until(items, lambda i: i["kind"] == "event" and i["event"]["type"] == "turn/end")
-            card = until(items, lambda i: i["kind"] == "card")[-1]["card"]  # the review of that turn
+            seen = until(items, is_turn_end)
+            card = until(items, "card")[-1]["card"]  # the review of that turn
         assert {"kind": "approval-done", "id": asked["id"]} in seen
         # cards are pushed live only too: a stream opened later starts with the session's cards
         last = seen[-1]["event"]["seq"]
         with client.stream("GET", f"/api/sessions/{session}/stream?after={last}") as stream:
-            opening = until(sse_items(stream), lambda i: i["kind"] == "ready")
+            opening = until(sse_items(stream), "ready")
         assert card["key"] in [i["card"]["key"] for i in opening if i["kind"] == "card"]
 
 
@@ -200,14 +207,14 @@ def test_an_approval_names_its_session_and_is_answered_only_for_it(server: Serve
     each names its session, and an answer must name the session it is for: a
     page showing A cannot approve B's call without having opened B."""
     with server.client() as client:
-        shown = client.post("/api/sessions", json={}).json()["id"]
-        other = client.post("/api/sessions", json={}).json()["id"]
+        shown = new_session(client)
+        other = new_session(client)
         with client.stream("GET", f"/api/sessions/{shown}/stream") as stream:
             items = sse_items(stream)
-            until(items, lambda i: i["kind"] == "ready")
+            until(items, "ready")
             # the label is the session's title (its first prompt: person/model text), escaped and bounded
             client.post(f"/api/sessions/{other}/send", json={"text": "tighten the reports \u001b[31m" + "x" * 500})
-            asked = until(items, lambda i: i["kind"] == "approval")[-1]["approval"]
+            asked = until(items, "approval")[-1]["approval"]
             assert asked["session_id"] == other
             label = asked["session_label"]
             assert label.startswith("tighten the reports ^[[31m") and label.endswith(" · " + other[:8])
@@ -221,10 +228,10 @@ def test_an_approval_names_its_session_and_is_answered_only_for_it(server: Serve
             assert wrong.status_code == 409 and other[:8] in wrong.json()["error"]
             assert client.get(f"/api/sessions/{other}/events").json()["approvals"] == [asked]  # still pending
             assert client.post(path, json={"allow": True, "session_id": other}).json()["ok"]
-            assert {"kind": "approval-done", "id": asked["id"]} in until(items, lambda i: i["kind"] == "approval-done")
+            assert {"kind": "approval-done", "id": asked["id"]} in until(items, "approval-done")
         with client.stream("GET", f"/api/sessions/{other}/stream") as stream:
-            turn = until(sse_items(stream), lambda i: i["kind"] == "event" and i["event"]["type"] == "turn/end")
-        [result] = [i["event"] for i in turn if i["kind"] == "event" and i["event"]["type"] == "tool/result"]
+            turn = until(sse_items(stream), is_turn_end)
+        [result] = [i["event"] for i in turn if is_event(i, "tool/result")]
         assert not result["error"]  # allowed, and only once
 
 
@@ -233,42 +240,42 @@ def test_a_notice_pushed_before_the_stream_connected_still_reaches_it(server: Se
     and its stream connecting must still arrive, with an id the page uses to
     ignore the repeat when it reconnects."""
     with server.client() as client:
-        session = client.post("/api/sessions", json={}).json()["id"]
+        session = new_session(client)
         loaded = client.get(f"/api/sessions/{session}/events").json()
         assert loaded["notices"] == []
         assert client.post(f"/api/sessions/{session}/send", json={"text": "/notice between the load and the stream"}).json()["ok"]
         with client.stream("GET", f"/api/sessions/{session}/stream?after={loaded['last_seq']}") as stream:
-            opening = until(sse_items(stream), lambda i: i["kind"] == "ready")
+            opening = until(sse_items(stream), "ready")
         [notice] = [i for i in opening if i["kind"] == "notice"]
         assert notice["text"] == "between the load and the stream" and notice["level"] == "info"
         assert client.get(f"/api/sessions/{session}/events").json()["notices"] == [{k: v for k, v in notice.items() if k != "kind"}]
         with client.stream("GET", f"/api/sessions/{session}/stream") as stream:
-            again = until(sse_items(stream), lambda i: i["kind"] == "ready")
+            again = until(sse_items(stream), "ready")
         assert [i for i in again if i["kind"] == "notice"] == [notice]  # the same id: the page shows it once
         # another session's notices are not this one's; the opening is bounded to the recent ones
-        other = client.post("/api/sessions", json={}).json()["id"]
+        other = new_session(client)
         for n in range(8):
             client.post(f"/api/sessions/{other}/send", json={"text": f"/notice other {n}"})
         with client.stream("GET", f"/api/sessions/{session}/stream") as stream:
-            mine = [i["text"] for i in until(sse_items(stream), lambda i: i["kind"] == "ready") if i["kind"] == "notice"]
+            mine = [i["text"] for i in until(sse_items(stream), "ready") if i["kind"] == "notice"]
         with client.stream("GET", f"/api/sessions/{other}/stream") as stream:
-            theirs = [i["text"] for i in until(sse_items(stream), lambda i: i["kind"] == "ready") if i["kind"] == "notice"]
+            theirs = [i["text"] for i in until(sse_items(stream), "ready") if i["kind"] == "notice"]
         assert mine == ["between the load and the stream"]
         assert theirs == [f"other {n}" for n in range(3, 8)]
 
 
 def test_aborting_the_turn_withdraws_its_approval(server: Server) -> None:
     with server.client() as client:
-        session = client.post("/api/sessions", json={}).json()["id"]
+        session = new_session(client)
         with client.stream("GET", f"/api/sessions/{session}/stream") as stream:
             items = sse_items(stream)
-            until(items, lambda i: i["kind"] == "ready")
+            until(items, "ready")
             client.post(f"/api/sessions/{session}/send", json={"text": "tighten the reports"})
-            asked = until(items, lambda i: i["kind"] == "approval")[-1]["approval"]
+            asked = until(items, "approval")[-1]["approval"]
             assert client.post(f"/api/sessions/{session}/abort", json={}).json()["aborted"]
-            seen = until(items, lambda i: i["kind"] == "event" and i["event"]["type"] == "turn/end")
+            seen = until(items, is_turn_end)
         assert {"kind": "approval-done", "id": asked["id"]} in seen
-        [result] = [i["event"] for i in seen if i["kind"] == "event" and i["event"]["type"] == "tool/result"]
+        [result] = [i["event"] for i in seen if is_event(i, "tool/result")]
         assert result["error"]  # the call still got its one result
         assert "aborted by user" in seen[-1]["event"]["text"]
         assert client.get(f"/api/sessions/{session}/events").json()["approvals"] == []
@@ -295,7 +302,7 @@ def test_the_settings_tab_validates_at_the_field_and_saves_through_the_plugin(se
         assert saved.status_code == 200
         values = {f["key"]: f["value"] for f in saved.json()["form"]["fields"]}
         assert values["activation_probability"] == 0.4 and values["argumentDisclosure"] == "full"
-        session = client.post("/api/sessions", json={}).json()["id"]
+        session = new_session(client)
         shown = client.post(f"/api/sessions/{session}/send", json={"text": "/shadow show"}).json()["text"]
         assert "activation_probability: 0.4" in shown
         config = client.post(f"/api/sessions/{session}/send", json={"text": "/shadow config argumentDisclosure"}).json()

@@ -42,7 +42,7 @@ async function openSession(id) {
 }
 
 function connect() {
-  const url = "/api/sessions/" + encodeURIComponent(state.session) + "/stream?after=" + state.lastSeq;
+  const url = sessionPath("/stream?after=" + state.lastSeq);
   const source = new EventSource(url);
   state.source = source;
   state.opening = [];  // the pending approvals the stream opens with, until "ready"
@@ -174,7 +174,7 @@ async function send(event) {
   if (!state.session) await newSession();
   input.value = "";
   try {
-    const result = await api("/api/sessions/" + encodeURIComponent(state.session) + "/send", { body: { text } });
+    const result = await api(sessionPath("/send"), { body: { text } });
     if (!result.ok) toast(result.text, "error");
   } catch (e) {
     input.value = text;
@@ -206,7 +206,7 @@ document.addEventListener("DOMContentLoaded", async () => {
   const input = document.getElementById("composer-input");
   input.addEventListener("input", commandHint);
   input.addEventListener("keydown", (e) => { if (e.key === "Enter" && !e.shiftKey) { e.preventDefault(); document.getElementById("composer").requestSubmit(); } });
-  document.getElementById("abort").addEventListener("click", () => api("/api/sessions/" + encodeURIComponent(state.session) + "/abort", { body: {} }));
+  document.getElementById("abort").addEventListener("click", () => api(sessionPath("/abort"), { body: {} }));
   document.getElementById("new-session").addEventListener("click", () => newSession().catch((e) => toast(e.message, "error")));
   document.getElementById("nav-conversation").addEventListener("click", () => showView("conversation"));
   document.getElementById("nav-settings").addEventListener("click", () => showView("settings"));

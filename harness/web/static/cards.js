@@ -106,7 +106,7 @@ function actionButton(action) {
     button.disabled = true;
     button.textContent = "Updating…";
     try {
-      const result = await api("/api/sessions/" + encodeURIComponent(state.session) + "/card-action", { body: { command: action.command } });
+      const result = await api(sessionPath("/card-action"), { body: { command: action.command } });
       if (!result.ok) toast(label + " failed: " + result.text, "error");
       else if (result.text) toast(result.text, "success");
     } catch (e) {

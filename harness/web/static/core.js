@@ -21,6 +21,11 @@ function el(tag, attrs, ...children) {
   return node;
 }
 
+// The API path of the shown session's suffix ("/send", "/stream?after=3").
+function sessionPath(suffix) {
+  return "/api/sessions/" + encodeURIComponent(state.session) + suffix;
+}
+
 async function api(path, options) {
   const init = Object.assign({ headers: {} }, options || {});
   if (init.body !== undefined) {
