@@ -16,6 +16,13 @@ from harness.profiles import ProfileRow
 from hookspecs.protocols import CreateAgentOptions
 from hookspecs.values import AgentOptions, ToolDefinition
 
+#: a script whose model answers "ok" to every request
+ECHO = """
+responses:
+  - repeat: true
+    reply: {text: "ok"}
+"""
+
 
 def scripted_profile(tmp_path: Path, script: str) -> Path:
     """A profile file (for the CLI) whose model is the scripted adapter playing ``script``."""
