@@ -36,7 +36,7 @@ from hookspecs.values import (
 )
 from hookspecs.values.compaction import CompactionResult
 
-from .helpers import scripted_host
+from .helpers import say, scripted_host
 
 WINDOW = 4_000
 ROUTE = AgentOptions(provider="fake", model="m")
@@ -104,11 +104,6 @@ async def root(host: Any) -> Any:
 
     handle = await host.agents.create(CreateAgentOptions(agent_options=ROUTE))
     return handle.agent
-
-
-async def say(agent: Any, text: str) -> None:
-    agent.followup(create_user_message(text))
-    await agent.when_idle()
 
 
 def of_type(agent: Any, kind: str) -> list[SessionEvent]:
