@@ -13,7 +13,7 @@ import os
 from collections.abc import AsyncIterator, Awaitable, Callable, Mapping, Sequence
 from contextlib import asynccontextmanager
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 import pluggy
 import trio
@@ -53,6 +53,8 @@ from .subagents.toolkit import SubagentToolkitImpl
 from .tools.registry import ToolRegistry
 
 TEARDOWN_SECONDS = 30.0
+
+_S = TypeVar("_S")
 
 
 class HarnessHost:
@@ -157,18 +159,18 @@ class HarnessHost:
         return self._background_count > 0
 
     def loop_settings(self) -> AgentLoopSettings:
-        try:
-            value = self.settings.get(AGENT_LOOP_NAMESPACE)
-        except DshError:
-            return AgentLoopSettings()
-        return value if isinstance(value, AgentLoopSettings) else AgentLoopSettings()
+        return self._settings_or_default(AGENT_LOOP_NAMESPACE, AgentLoopSettings)
 
     def compaction_settings(self) -> CompactionSettings:
+        return self._settings_or_default(COMPACTION_NAMESPACE, CompactionSettings)
+
+    def _settings_or_default(self, namespace: str, schema: type[_S]) -> _S:
+        """The namespace's current value, or ``schema()`` when it is not registered (yet)."""
         try:
-            value = self.settings.get(COMPACTION_NAMESPACE)
+            value = self.settings.get(namespace)
         except DshError:
-            return CompactionSettings()
-        return value if isinstance(value, CompactionSettings) else CompactionSettings()
+            return schema()
+        return value if isinstance(value, schema) else schema()
 
     # --- internals ---------------------------------------------------------------------------
 

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import logging
+import subprocess
+import sys
 from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
 from contextlib import asynccontextmanager
 from pathlib import Path
@@ -14,7 +16,18 @@ from harness.host import HarnessHost, open_host
 from harness.llm.scripted import AdapterPlugin, ScriptedAdapter
 from harness.profiles import ProfileRow
 from hookspecs.protocols import CreateAgentOptions
-from hookspecs.values import AgentOptions, ToolDefinition
+from hookspecs.values import AgentOptions, ToolDefinition, create_user_message
+
+from ..cli_env import cli_env
+
+REPO = Path(__file__).resolve().parents[2]
+
+#: a script whose model answers "ok" to every request
+ECHO = """
+responses:
+  - repeat: true
+    reply: {text: "ok"}
+"""
 
 
 def scripted_profile(tmp_path: Path, script: str) -> Path:
@@ -80,6 +93,27 @@ async def new_root(host: HarnessHost, model: str = "m", provider: str = "scripte
         CreateAgentOptions(agent_options=AgentOptions(provider=provider, model=model))
     )
     return handle
+
+
+async def say(agent: Any, text: str) -> None:
+    """Send one user message and wait for the turn it starts to end."""
+    agent.followup(create_user_message(text))
+    await agent.when_idle()
+
+
+def run_chat(
+    *args: str, stdin: str, home: Path, cwd: Path = REPO, timeout: float = 60
+) -> subprocess.CompletedProcess[str]:
+    """``harness chat`` in a subprocess with ``DSH_HOME`` at ``home``, fed ``stdin``."""
+    return subprocess.run(
+        [sys.executable, "-m", "harness", "chat", *args],
+        cwd=cwd,
+        env=cli_env(DSH_HOME=str(home)),
+        input=stdin,
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+    )
 
 
 async def poll_until(condition: Callable[[], bool], *, interval: float = 0.01) -> None:

@@ -11,13 +11,7 @@ import trio
 from hookspecs.protocols import CreateAgentOptions
 from hookspecs.values import AgentOptions
 
-from .helpers import scripted_host
-
-ECHO = """
-responses:
-  - repeat: true
-    reply: {text: "ok"}
-"""
+from .helpers import ECHO, scripted_host
 
 
 async def test_cancelled_publication_leaves_no_live_agent(tmp_path: Path) -> None:

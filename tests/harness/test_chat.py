@@ -22,6 +22,7 @@ from harness.cli.chat_input import LineReader
 
 from ..cli_env import cli_env
 from .helpers import poll_until, scripted_profile
+from .helpers import run_chat as chat
 
 REPO = Path(__file__).resolve().parents[2]
 HELLO = "examples/profiles/scripted-hello.yml"
@@ -56,18 +57,6 @@ responses:
 
 def chat_env(home: Path) -> dict[str, str]:
     return cli_env(DSH_HOME=str(home))
-
-
-def chat(*args: str, stdin: str, home: Path, cwd: Path = REPO) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "harness", "chat", *args],
-        cwd=cwd,
-        env=chat_env(home),
-        input=stdin,
-        capture_output=True,
-        text=True,
-        timeout=60,
-    )
 
 
 def session_id(stdout: str) -> str:

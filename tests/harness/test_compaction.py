@@ -16,6 +16,7 @@ import trio
 
 from harness.compaction.estimate import RequestEstimator, request_tokens, text_tokens
 from harness.compaction.policy import choose_cut
+from harness.llm.scripted import AdapterPlugin
 from harness.profiles import ProfileRow
 from harness.sessions.history import SurfaceFold, derive_messages, derive_surface
 from harness.sessions.repair import closing_events
@@ -35,7 +36,7 @@ from hookspecs.values import (
 )
 from hookspecs.values.compaction import CompactionResult
 
-from .helpers import scripted_host
+from .helpers import say, scripted_host
 
 WINDOW = 4_000
 ROUTE = AgentOptions(provider="fake", model="m")
@@ -84,15 +85,6 @@ class FnAdapter:
         yield FinishChunk(reason="stop")
 
 
-class AdapterRow:
-    def __init__(self, adapter: FnAdapter) -> None:
-        self.adapter = adapter
-
-    @hookimpl
-    def dsh_register_llm_adapters(self, register: Any) -> None:
-        register(self.adapter)
-
-
 def answer(request: LlmRequest) -> str:
     if request.metadata.get("purpose") == "compaction":
         return "SUMMARY: the user asked about topics; the agent answered each."
@@ -104,7 +96,7 @@ def compaction_rows(**config: Any) -> list[ProfileRow]:
 
 
 async def open_fake(tmp_path: Path, adapter: FnAdapter, *, rows: list[ProfileRow] | None = None, plugins: tuple[Any, ...] = ()) -> Any:
-    return scripted_host(tmp_path, EMPTY_SCRIPT, plugins=[("fake-adapter", AdapterRow(adapter)), *plugins], rows=rows or [])
+    return scripted_host(tmp_path, EMPTY_SCRIPT, plugins=[("fake-adapter", AdapterPlugin(adapter)), *plugins], rows=rows or [])
 
 
 async def root(host: Any) -> Any:
@@ -112,11 +104,6 @@ async def root(host: Any) -> Any:
 
     handle = await host.agents.create(CreateAgentOptions(agent_options=ROUTE))
     return handle.agent
-
-
-async def say(agent: Any, text: str) -> None:
-    agent.followup(create_user_message(text))
-    await agent.when_idle()
 
 
 def of_type(agent: Any, kind: str) -> list[SessionEvent]:

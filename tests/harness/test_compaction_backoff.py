@@ -5,18 +5,13 @@ summariser always fails), and the one warning the person gets."""
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
 from pathlib import Path
 from typing import Any
 
 from harness.compaction.backoff import FIRST_WAIT_REQUESTS, MAX_WAIT_REQUESTS, RetryBackoff
-from hookspecs.values import EventTypes, create_user_message
+from hookspecs.values import EventTypes
 
-from ..cli_env import cli_env
-from .helpers import new_root, scripted_host, scripted_profile
-
-REPO = Path(__file__).resolve().parents[2]
+from .helpers import new_root, run_chat, say, scripted_host, scripted_profile
 
 SCRIPT = """
 models:
@@ -31,11 +26,6 @@ responses:
     repeat: true
     reply: {text: "%s"}
 """ % ("answer " * 20)
-
-
-async def say(agent: Any, text: str) -> None:
-    agent.followup(create_user_message(text))
-    await agent.when_idle()
 
 
 def turns_of_starts(agent: Any) -> list[tuple[int, str]]:
@@ -102,10 +92,7 @@ def test_the_chat_prints_the_warning_once(tmp_path: Path) -> None:
     home = tmp_path / "home"
     profile = scripted_profile(tmp_path, SCRIPT)  # routes to scripted/m
     questions = "".join(f"question {n}\n" for n in range(45))
-    done = subprocess.run(
-        [sys.executable, "-m", "harness", "chat", "--profile", str(profile)],
-        cwd=REPO, env=cli_env(DSH_HOME=str(home)), input=questions, capture_output=True, text=True, timeout=120,
-    )
+    done = run_chat("--profile", str(profile), stdin=questions, home=home, timeout=120)
     assert done.returncode == 0, done.stderr
     lines = [line for line in done.stdout.splitlines() if "automatic compaction failed" in line]
     assert len(lines) == 1, done.stdout[-2000:]

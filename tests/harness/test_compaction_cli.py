@@ -5,17 +5,13 @@ from __future__ import annotations
 
 import json
 import re
-import subprocess
-import sys
 from pathlib import Path
 
 from harness.sessions.history import derive_messages
 from hookspecs.values import SessionEvent
 
-from ..cli_env import cli_env
+from .helpers import run_chat as chat
 from .helpers import scripted_profile
-
-REPO = Path(__file__).resolve().parents[2]
 
 SCRIPT = """
 models:
@@ -28,13 +24,6 @@ responses:
     repeat: true
     reply: {text: "Answered."}
 """
-
-
-def chat(*args: str, stdin: str, home: Path) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "harness", "chat", *args],
-        cwd=REPO, env=cli_env(DSH_HOME=str(home)), input=stdin, capture_output=True, text=True, timeout=60,
-    )
 
 
 def load(home: Path) -> tuple[str, list[SessionEvent]]:

@@ -9,13 +9,7 @@ from typing import Any
 from hookspecs import event_types, hookimpl
 from hookspecs.values import EventTypes, create_user_message
 
-from .helpers import new_root, scripted_host
-
-ECHO = """
-responses:
-  - repeat: true
-    reply: {text: "ok"}
-"""
+from .helpers import ECHO, new_root, scripted_host
 
 
 class Watching:

@@ -19,13 +19,7 @@ from hookspecs.values import (
     create_user_message,
 )
 
-from .helpers import ToolsPlugin, event_types, new_root, scripted_host
-
-ECHO = """
-responses:
-  - repeat: true
-    reply: {text: "ok"}
-"""
+from .helpers import ECHO, ToolsPlugin, event_types, new_root, scripted_host
 
 
 def user_texts(session: Any) -> list[str]:

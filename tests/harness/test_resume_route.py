@@ -7,13 +7,7 @@ from pathlib import Path
 
 from hookspecs.values import create_user_message
 
-from .helpers import new_root, scripted_host
-
-ECHO = """
-responses:
-  - repeat: true
-    reply: {text: "ok"}
-"""
+from .helpers import ECHO, new_root, scripted_host
 
 
 async def test_resume_without_options_uses_the_logged_route(tmp_path: Path) -> None:
