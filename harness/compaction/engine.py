@@ -83,7 +83,7 @@ class BuiltinCompactionEngine:
         window = self.window(provider, model)
         if window is None:
             return CompactionResult(compacted=False, trigger=trigger, reason=f"no context window known for {provider}/{model}")
-        tokens = self._estimator.tokens(agent.id, request) if request is not None else 0
+        tokens = self._estimator.tokens(agent.session.id, request) if request is not None else 0
         if trigger == "pressure":
             if request is None or not under_pressure(tokens, window, settings):
                 return CompactionResult(compacted=False, trigger=trigger, reason="the request fits")
