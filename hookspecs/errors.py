@@ -135,6 +135,14 @@ class ProfileError(DshError):
     code = "PROFILE_INVALID"
 
 
+class InputFileError(DshError):
+    """A file the person named (or the host reads on their behalf) cannot be read safely:
+    it is missing, not a regular file (a FIFO, a device, a directory), unreadable or over
+    its size bound. The message is one line naming the file."""
+
+    code = "INPUT_FILE_INVALID"
+
+
 class PluginError(DshError):
     """A plugin could not be resolved, configured or loaded."""
 

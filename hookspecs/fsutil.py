@@ -3,11 +3,14 @@
 from __future__ import annotations
 
 import errno
+import fcntl
 import os
 import secrets
 import stat
 from pathlib import Path
 from typing import Final
+
+from .errors import InputFileError
 
 DIR_MODE = 0o700
 FILE_MODE = 0o600
@@ -132,3 +135,70 @@ def append_line(path: Path, line: str, *, mode: int = FILE_MODE) -> None:
         write_all(fd, (line.rstrip("\n") + "\n").encode("utf-8"))
     finally:
         os.close(fd)
+
+
+def read_regular_bytes(path: Path, *, limit: int, what: str = "file") -> bytes:
+    """The bytes of ``path``, which must be a regular file of at most ``limit`` bytes.
+
+    Special files are refused at once with :class:`InputFileError`: the file is
+    opened non-blocking (a FIFO with no writer cannot hang the open) and checked
+    with ``fstat`` on the open descriptor (a symlink to ``/dev/zero`` or to a FIFO
+    is judged by what it points at, with no race between check and read). The
+    bound counts bytes actually read, not ``st_size`` (which a growing file or a
+    procfs entry misreports): reading stops at ``limit + 1`` bytes and refuses.
+    ``what`` names the file's role in the one-line message ("profile", "transcript").
+    """
+    path = Path(path)
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0))
+    except FileNotFoundError:
+        raise InputFileError(f"{what} {path}: no such file") from None
+    except IsADirectoryError:
+        raise InputFileError(f"{what} {path}: is a directory, not a file") from None
+    except OSError as exc:
+        raise InputFileError(f"{what} {path}: cannot open ({exc.strerror or exc})") from None
+    try:
+        info = os.fstat(fd)
+        if not stat.S_ISREG(info.st_mode):
+            raise InputFileError(f"{what} {path}: {_kind(info.st_mode)}, not a regular file")
+        # back to blocking reads: a regular file never blocks, and O_NONBLOCK only mattered for the open
+        fcntl.fcntl(fd, fcntl.F_SETFL, fcntl.fcntl(fd, fcntl.F_GETFL) & ~os.O_NONBLOCK)
+        chunks: list[bytes] = []
+        total = 0
+        while True:
+            chunk = os.read(fd, min(1 << 20, limit + 1 - total))
+            if not chunk:
+                break
+            chunks.append(chunk)
+            total += len(chunk)
+            if total > limit:
+                raise InputFileError(f"{what} {path}: larger than {limit} bytes")
+        return b"".join(chunks)
+    except OSError as exc:
+        raise InputFileError(f"{what} {path}: cannot read ({exc.strerror or exc})") from None
+    finally:
+        os.close(fd)
+
+
+def read_regular_text(path: Path, *, limit: int, what: str = "file") -> str:
+    """:func:`read_regular_bytes` decoded as UTF-8; bytes that do not decode are an
+    :class:`InputFileError` naming the byte offset, not a ``UnicodeDecodeError``."""
+    data = read_regular_bytes(path, limit=limit, what=what)
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise InputFileError(f"{what} {Path(path)}: not UTF-8 at byte {exc.start}") from None
+
+
+def _kind(mode: int) -> str:
+    if stat.S_ISFIFO(mode):
+        return "a FIFO"
+    if stat.S_ISCHR(mode):
+        return "a character device"
+    if stat.S_ISBLK(mode):
+        return "a block device"
+    if stat.S_ISSOCK(mode):
+        return "a socket"
+    if stat.S_ISDIR(mode):
+        return "a directory"
+    return "a special file"

@@ -46,7 +46,7 @@ import re
 from collections.abc import Iterable
 from typing import Final
 
-__all__ = ["ABSOLUTE_PATH", "CREDENTIAL", "DEFAULT_LIMIT", "PARTIAL_SECRET", "scrub_text"]
+__all__ = ["ABSOLUTE_PATH", "CREDENTIAL", "DEFAULT_LIMIT", "PARTIAL_SECRET", "scrub_secrets", "scrub_text"]
 
 CREDENTIAL: Final = "[credential]"
 ABSOLUTE_PATH: Final = "[absolute-path]"
@@ -69,10 +69,14 @@ _NAME_START = r"(?<!(?-i:[0-9A-Z_a-z\u017f\u212a]))"
 _DRIVE_START = r"(?<![0-9A-Z_a-z])"
 _SECRET_NAME = rf"{_NAME_START}(?:api[_-]?key|authorization|token|secret|password)\b"
 
-_RULES: Final[tuple[tuple[re.Pattern[str], str], ...]] = (
+_SECRET_RULES: Final[tuple[tuple[re.Pattern[str], str], ...]] = (
     (re.compile(rf"{_NAME_START}(?:Bearer{_S}+|sk-)[A-Za-z0-9._~+/=-]{{8,}}", re.IGNORECASE), CREDENTIAL),
     (re.compile(rf"{_SECRET_NAME}{_S}*[:=]{_S}*(?:\"[^\"]*\"|'[^']*')", re.IGNORECASE), CREDENTIAL),
     (re.compile(rf"{_SECRET_NAME}{_S}*[:=]{_S}*[^{_BREAK},;]+", re.IGNORECASE), CREDENTIAL),
+)
+
+_RULES: Final[tuple[tuple[re.Pattern[str], str], ...]] = (
+    *_SECRET_RULES,
     (re.compile(r"([\"'])[A-Za-z]:[\\/][\s\S]*?\1"), ABSOLUTE_PATH),
     (re.compile(rf"{_DRIVE_START}[A-Za-z]:[\\/][^{_BREAK}\"'<>|]*"), ABSOLUTE_PATH),
     # The nested form (["'])/(?:[^\r\n"']+/)*[^\r\n"']*\1 accepts exactly the
@@ -112,6 +116,19 @@ def scrub_text(
         text = pattern.sub(replacement, text)
     if limit is not None and len(text) > limit:
         text = text[: max(limit - 1, 0)] + "…"
+    return text
+
+
+def scrub_secrets(text: str, *, secrets: Iterable[str] = ()) -> str:
+    """Hide credentials in ``text`` and nothing else: no path rule, no length bound.
+
+    For values that are kept whole (session events, imported transcripts, tool
+    output): paths are the person's own and must survive verbatim; only what
+    would let someone act as the person is replaced by ``[credential]``.
+    """
+    text = _hide_secrets(text, {s for s in secrets if s})
+    for pattern, replacement in _SECRET_RULES:
+        text = pattern.sub(replacement, text)
     return text
 
 

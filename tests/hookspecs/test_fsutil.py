@@ -133,3 +133,46 @@ def test_append_line_completes_a_short_write(tmp_path: Path, monkeypatch: pytest
     fsutil.append_line(path, '{"event":"run-admitted"}')
     fsutil.append_line(path, '{"event":"run-finished"}')
     assert path.read_text() == '{"event":"run-admitted"}\n{"event":"run-finished"}\n'
+
+
+# --- read_regular_bytes: special files are refused at once, size is bounded by bytes read ---
+
+
+def test_read_regular_refuses_a_fifo_without_blocking(tmp_path: Path) -> None:
+    import os
+
+    from hookspecs.errors import InputFileError
+    from hookspecs.fsutil import read_regular_bytes
+
+    fifo = tmp_path / "t.jsonl"
+    os.mkfifo(fifo)
+    with pytest.raises(InputFileError, match=r"t\.jsonl: a FIFO, not a regular file"):
+        read_regular_bytes(fifo, limit=10, what="transcript")
+
+
+def test_read_regular_refuses_a_symlink_to_a_device(tmp_path: Path) -> None:
+    from hookspecs.errors import InputFileError
+    from hookspecs.fsutil import read_regular_bytes
+
+    link = tmp_path / "profile.yml"
+    link.symlink_to("/dev/zero")
+    with pytest.raises(InputFileError, match="profile .*a character device"):
+        read_regular_bytes(link, limit=1 << 20, what="profile")
+
+
+def test_read_regular_bounds_by_bytes_read(tmp_path: Path) -> None:
+    from hookspecs.errors import InputFileError
+    from hookspecs.fsutil import read_regular_bytes, read_regular_text
+
+    path = tmp_path / "f"
+    path.write_bytes(b"x" * 11)
+    with pytest.raises(InputFileError, match="larger than 10 bytes"):
+        read_regular_bytes(path, limit=10)
+    assert read_regular_bytes(path, limit=11) == b"x" * 11
+    path.write_bytes(b"ok\xff")
+    with pytest.raises(InputFileError, match="not UTF-8 at byte 2"):
+        read_regular_text(path, limit=10)
+    with pytest.raises(InputFileError, match="no such file"):
+        read_regular_bytes(tmp_path / "missing", limit=10)
+    with pytest.raises(InputFileError, match="directory"):
+        read_regular_bytes(tmp_path, limit=10)
