@@ -7,6 +7,7 @@ because it runs on trio through anyio and streams responses (SSE) unbuffered.
 
 from __future__ import annotations
 
+import ipaddress
 import secrets
 import signal
 import socket
@@ -32,6 +33,16 @@ from .feed import Feed
 LOOPBACK = ("127.0.0.1", "localhost", "::1")
 #: how long open streams get to finish once a stop was asked for
 GRACE_SECONDS = 1.0
+
+
+def is_loopback(host: str) -> bool:
+    """A loopback address or ``localhost`` (never ``''`` or ``0.0.0.0``, which mean every interface)."""
+    if host == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return False
 
 
 def bind(host: str, port: int) -> socket.socket:

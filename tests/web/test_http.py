@@ -328,3 +328,23 @@ def test_serve_refuses_a_bad_port_or_a_taken_one_in_one_line(tmp_path: Path) -> 
         busy = subprocess.run([*base, "--port", str(port)], capture_output=True, text=True, env=env, timeout=60)
     assert busy.returncode == 2
     assert busy.stderr.strip().splitlines() == [f"harness: --host 127.0.0.1 --port {port}: cannot listen there (Address already in use)"]
+
+
+def test_serve_refuses_a_host_that_is_not_loopback(tmp_path: Path) -> None:
+    """``--host ''`` would bind every interface (and print ``http://:PORT``): no
+    host but a loopback one is served, and there is no opt-in to serve others."""
+    import subprocess
+    import sys
+
+    from ..cli_env import cli_env
+
+    served = Server(tmp_path, SCRIPT)  # writes the profile; not started
+    base = [sys.executable, "-m", "harness", "serve", "--profile", str(tmp_path / "profile.yml"), "--port", "0"]
+    env = cli_env(DSH_HOME=str(served.home))
+    for host in ("", "0.0.0.0", "::", "192.0.2.7"):
+        refused = subprocess.run([*base, "--host", host], capture_output=True, text=True, env=env, timeout=60)
+        assert refused.returncode == 2, (host, refused.stdout, refused.stderr)
+        assert refused.stderr.strip().splitlines() == [
+            f"harness: --host {host!r} is not a loopback address; harness serve listens on loopback only (127.0.0.1, ::1 or localhost)"
+        ]
+        assert "http://" not in refused.stdout
