@@ -7,7 +7,6 @@ that names no internals).
 
 from __future__ import annotations
 
-import html
 import json
 from collections.abc import AsyncIterator, Awaitable, Callable
 from importlib import resources
@@ -39,12 +38,11 @@ STATIC = resources.files("harness.web") / "static"
 class WebClient:
     """The app's state: the host's conversations, the feed and the approver."""
 
-    def __init__(self, host: Host, conversations: Conversations, feed: Feed, approver: WebApprover, token: str) -> None:
+    def __init__(self, host: Host, conversations: Conversations, feed: Feed, approver: WebApprover) -> None:
         self.host = host
         self.conversations = conversations
         self.feed = feed
         self.approver = approver
-        self.token = token
 
     def card_item(self, card: Card) -> dict[str, Any]:
         return {"kind": "card", "card": card_payload(card, self.host.client.view(card))}
@@ -52,9 +50,8 @@ class WebClient:
     # --- page ------------------------------------------------------------------------------
 
     async def index(self, request: Request) -> Response:
-        page = (STATIC / "index.html").read_text(encoding="utf-8")
-        page = page.replace("{{TOKEN}}", html.escape(self.token, quote=True))
-        return HTMLResponse(page, headers=_NO_STORE | _CSP)
+        """The shell only, served without the credential: the page reads it from its fragment or storage."""
+        return HTMLResponse((STATIC / "index.html").read_text(encoding="utf-8"), headers=_NO_STORE | _CSP)
 
     async def plugin_css(self, request: Request) -> Response:
         """Every plugin stylesheet, each under a comment naming its plugin (the

@@ -26,7 +26,7 @@ from ..host import open_host
 from ..profiles import ProfileRow
 from .app import WebClient, build_app
 from .approvals import WebApprover
-from .auth import TokenGate
+from .auth import CredentialGate
 from .conversations import Conversations
 from .feed import Feed
 
@@ -95,7 +95,7 @@ async def run_server(
     try:
         async with open_host(rows=rows, dsh_home=home, cwd=cwd, headless=False, extra_plugins=plugins) as host:
             conversations = Conversations(host, cwd, options)
-            client = WebClient(host, conversations, feed, approver, token)
+            client = WebClient(host, conversations, feed, approver)
             feed.card_item = client.card_item
             feed.cards_of = host.client.cards
             for notice in host.client.notices():  # pushed while the host started; no await before subscribing
@@ -107,12 +107,13 @@ async def run_server(
             config.accesslog = None
             config.loglevel = "WARNING"
             config.graceful_timeout = GRACE_SECONDS
-            app = TokenGate(build_app(client), token, host_names(address, bound))
+            app = CredentialGate(build_app(client), token, host_names(address, bound))
             shown = f"[{address}]" if ":" in address else address
             try:
                 async with trio.open_nursery() as nursery:
                     await nursery.start(_stop_on_signals, stop)
-                    print(f"harness serve: http://{shown}:{bound}/?token={token}", file=out, flush=True)
+                    # in the fragment: the browser never sends it (see auth.py)
+                    print(f"harness serve: http://{shown}:{bound}/#token={token}", file=out, flush=True)
                     print("(Ctrl-C stops the server; sessions stay on disk)", file=out, flush=True)
                     await hypercorn_serve(app, config, shutdown_trigger=stop.wait)  # type: ignore[arg-type]
                     nursery.cancel_scope.cancel()

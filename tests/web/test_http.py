@@ -82,32 +82,46 @@ def is_turn_end(item: dict[str, Any]) -> bool:
     return is_event(item, "turn/end")
 
 
-def test_every_request_needs_the_token(server: Server) -> None:
+def test_only_the_header_credential_authorises_data_and_writes(server: Server) -> None:
+    """The launch URL carries the credential in its fragment (never sent to the
+    server); the static shell is public, every API route needs ``Authorization:
+    Bearer``; no cookie is set, and a leftover ``dsh_token`` cookie or a
+    ``?token=`` authorises nothing."""
+    assert server.launch == f"{server.base}/#token={server.token}"
+    with server.client() as client:
+        session = new_session(client)
+    bearer = {"authorization": f"Bearer {server.token}"}
+    leftovers: list[dict[str, str]] = [{}, {"cookie": f"dsh_token={server.token}"}, {"authorization": "Bearer wrong"}, {"x-dsh-token": server.token}]
     with httpx.Client(base_url=server.base, timeout=30) as anonymous:
-        assert anonymous.get("/api/sessions").status_code == 403
-        assert anonymous.get("/").status_code == 403
-        assert anonymous.get("/static/app.js").status_code == 403
-        assert anonymous.get("/plugins.css").status_code == 403
-        assert anonymous.get("/api/sessions", headers={"cookie": "dsh_token=wrong"}).status_code == 403
-        launch = anonymous.get(f"/?token={server.token}")
-        assert launch.status_code == 303 and launch.headers["location"] == "/"
-        cookie = launch.headers["set-cookie"]
-        assert "HttpOnly" in cookie and "SameSite=Strict" in cookie
-        page = anonymous.get("/", headers={"cookie": f"dsh_token={server.token}"})
+        page = anonymous.get("/")
         assert page.status_code == 200 and "script-src 'self'" in page.headers["content-security-policy"]
-        assert '<link rel="stylesheet" href="/plugins.css">' in page.text
-        styles = anonymous.get("/plugins.css", headers={"cookie": f"dsh_token={server.token}"})
+        assert server.token not in page.text and '<link rel="stylesheet" href="/plugins.css">' in page.text
+        assert anonymous.get("/static/core.js").status_code == 200
+        styles = anonymous.get("/plugins.css")
         assert styles.status_code == 200 and styles.headers["content-type"].startswith("text/css")
         assert styles.text.startswith("/* shadow-mind */") and '.card[data-kind="shadow-mind-review"]' in styles.text
-        # a write with the cookie alone (what a cross-site form would carry) is refused
-        forged = anonymous.post("/api/sessions", headers={"cookie": f"dsh_token={server.token}"}, json={})
-        assert forged.status_code == 403
-        foreign = anonymous.post(
-            "/api/sessions", headers={"cookie": f"dsh_token={server.token}", "x-dsh-token": server.token, "origin": "http://evil.test"}, json={}
-        )
-        assert foreign.status_code == 403
-        rebound = anonymous.get("/api/sessions", headers={"cookie": f"dsh_token={server.token}", "host": "evil.test"})
+        launch = anonymous.get(f"/?token={server.token}")  # the old launch URL: just the shell, no cookie
+        assert launch.status_code == 200 and "set-cookie" not in launch.headers
+        reads = ["/api/sessions", "/api/approvals", "/api/commands", "/api/settings/tabs", f"/api/sessions/{session}/events", f"/api/sessions/{session}/stream"]
+        for headers in leftovers:
+            for path in reads:
+                for query in ("", f"?token={server.token}"):
+                    refused = anonymous.get(path + query, headers=headers)
+                    assert refused.status_code == 401, (path, query, headers)
+                    assert refused.text == "missing or wrong credential: open the URL harness serve printed\n"
+                    assert "set-cookie" not in refused.headers
+            for path, body in [("/api/sessions", {}), (f"/api/sessions/{session}/send", {"text": "/shadow show"}), ("/api/approvals/x", {"allow": True})]:
+                assert anonymous.post(path, headers=headers, json=body).status_code == 401, (path, headers)
+        # the header from another origin, or at another Host (DNS rebinding)
+        foreign = anonymous.post("/api/sessions", headers={**bearer, "origin": "http://127.0.0.1:1"}, json={})
+        assert foreign.status_code == 403 and foreign.text.count("\n") == 1
+        rebound = anonymous.get("/api/sessions", headers={**bearer, "host": "evil.test"})
         assert rebound.status_code == 421
+        with anonymous.stream("GET", f"/api/sessions/{session}/stream", headers=bearer) as stream:
+            assert stream.status_code == 200 and "set-cookie" not in stream.headers
+            assert next(sse_items(stream)) is not None
+        mine = anonymous.post("/api/sessions", headers={**bearer, "origin": server.base}, json={})
+        assert mine.status_code == 200 and "set-cookie" not in mine.headers
     code, out, err = server.stop()
     assert code == 0 and "harness serve: stopped" in out, err
 
