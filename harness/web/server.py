@@ -65,6 +65,11 @@ def host_names(host: str, port: int) -> list[str]:
     return [f"[{n}]:{port}" if ":" in n else f"{n}:{port}" for n in names]
 
 
+def web_app(client: WebClient, token: str, hosts: list[str]) -> Any:
+    """The ASGI stack ``harness serve`` runs: the credential gate in front of the routes."""
+    return CredentialGate(build_app(client), token, hosts)
+
+
 async def _stop_on_signals(stop: trio.Event, task_status: Any = trio.TASK_STATUS_IGNORED) -> None:
     with trio.open_signal_receiver(signal.SIGINT, signal.SIGTERM) as signals:
         task_status.started()
@@ -107,7 +112,7 @@ async def run_server(
             config.accesslog = None
             config.loglevel = "WARNING"
             config.graceful_timeout = GRACE_SECONDS
-            app = CredentialGate(build_app(client), token, host_names(address, bound))
+            app = web_app(client, token, host_names(address, bound))
             shown = f"[{address}]" if ":" in address else address
             try:
                 async with trio.open_nursery() as nursery:
