@@ -24,6 +24,7 @@ from hookspecs.protocols import Host
 from hookspecs.values import Card, field_named
 
 from .approvals import WebApprover
+from .bodies import TOO_LARGE, read_json
 from .conversations import Conversations
 from .feed import Feed
 from .forms import find_tab, form_payload, load_form, save_form, tab_payload
@@ -31,7 +32,6 @@ from .payloads import card_payload, clean
 
 #: a comment line on an idle stream, so proxies and the browser keep it open
 HEARTBEAT_SECONDS = 15.0
-BODY_LIMIT = 1_000_000
 STATIC = resources.files("harness.web") / "static"
 
 
@@ -126,13 +126,13 @@ class WebClient:
         return StreamingResponse(body(), media_type="text/event-stream", headers=_NO_STORE)
 
     async def send(self, request: Request) -> Response:
-        text = str((await _body(request)).get("text", ""))
+        text = str((await read_json(request)).get("text", ""))
         if not text.strip():
             raise DshError("text is empty", code="USAGE")
         return _json(await self.conversations.send(request.path_params["session_id"], text))
 
     async def card_action(self, request: Request) -> Response:
-        command = str((await _body(request)).get("command", ""))
+        command = str((await read_json(request)).get("command", ""))
         if not command.startswith("/"):
             raise DshError("command must be a slash command", code="USAGE")
         return _json(await self.conversations.send(request.path_params["session_id"], command))
@@ -148,7 +148,7 @@ class WebClient:
         return _json({"approvals": self.approver.pending()})
 
     async def approval(self, request: Request) -> Response:
-        body = await _body(request)
+        body = await read_json(request)
         session_id = body.get("session_id")
         if not isinstance(session_id, str) or not session_id:
             raise DshError("session_id must name the session the page shows", code="USAGE")
@@ -163,7 +163,7 @@ class WebClient:
     async def tab(self, request: Request) -> Response:
         tab = find_tab(self.host, request.path_params["namespace"])
         if request.method == "POST":
-            values = (await _body(request)).get("values")
+            values = (await read_json(request)).get("values")
             if not isinstance(values, dict) or not values:
                 raise DshError("values must be a non-empty object", code="USAGE")
             try:
@@ -177,7 +177,7 @@ class WebClient:
 
 
 _NO_STORE = {"cache-control": "no-store"}
-_STATUS = {"NOT_FOUND": 404, "CONFLICT": 409}
+_STATUS = {"NOT_FOUND": 404, "CONFLICT": 409, TOO_LARGE: 413}
 # the page loads only its own script and style; nothing inline runs
 _CSP = {
     "content-security-policy": "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; "
@@ -203,19 +203,6 @@ def _int(request: Request, name: str, default: int) -> int:
         return int(raw)
     except ValueError:
         raise DshError(f"query parameter {name} must be an integer", code="USAGE") from None
-
-
-async def _body(request: Request) -> dict[str, Any]:
-    raw = await request.body()
-    if len(raw) > BODY_LIMIT:
-        raise DshError(f"request body over {BODY_LIMIT} bytes", code="USAGE")
-    try:
-        value = json.loads(raw or b"{}")
-    except ValueError:
-        raise DshError("request body is not JSON", code="USAGE") from None
-    if not isinstance(value, dict):
-        raise DshError("request body must be a JSON object", code="USAGE")
-    return value
 
 
 def _errors(handler: Callable[[Request], Awaitable[Response]]) -> Callable[[Request], Awaitable[Response]]:

@@ -27,6 +27,7 @@ from ..profiles import ProfileRow
 from .app import WebClient, build_app
 from .approvals import WebApprover
 from .auth import CredentialGate
+from .bodies import BodyLimit
 from .conversations import Conversations
 from .feed import Feed
 
@@ -65,9 +66,9 @@ def host_names(host: str, port: int) -> list[str]:
     return [f"[{n}]:{port}" if ":" in n else f"{n}:{port}" for n in names]
 
 
-def web_app(client: WebClient, token: str, hosts: list[str]) -> Any:
-    """The ASGI stack ``harness serve`` runs: the credential gate in front of the routes."""
-    return CredentialGate(build_app(client), token, hosts)
+def web_app(client: WebClient, token: str, hosts: list[str]) -> CredentialGate:
+    """The ASGI stack ``harness serve`` runs: the credential gate, the body limit, the routes."""
+    return CredentialGate(BodyLimit(build_app(client)), token, hosts)
 
 
 async def _stop_on_signals(stop: trio.Event, task_status: Any = trio.TASK_STATUS_IGNORED) -> None:

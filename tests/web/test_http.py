@@ -362,3 +362,26 @@ def test_serve_refuses_a_host_that_is_not_loopback(tmp_path: Path) -> None:
             f"harness: --host {host!r} is not a loopback address; harness serve listens on loopback only (127.0.0.1, ::1 or localhost)"
         ]
         assert "http://" not in refused.stdout
+
+
+def test_a_body_over_the_limit_is_refused_while_it_streams(server: Server) -> None:
+    """The live server answers 413 to a declared 300 MB body without reading it,
+    and cuts a chunked one off at the limit (the counter is in test_bodies.py)."""
+    from harness.web.bodies import BODY_LIMIT
+
+    from .raw_http import chunked, post
+
+    port = int(server.base.rsplit(":", 1)[1])
+    with server.client() as client:
+        session = new_session(client)
+    headers = {"authorization": f"Bearer {server.token}", "content-type": "application/json"}
+    path = f"/api/sessions/{session}/send"
+    status, answer, _ = post(port, path, {**headers, "content-length": "300000000"}, [])
+    assert status == 413, answer
+    size = 32 * BODY_LIMIT
+    status, answer, sent = post(port, path, {**headers, "transfer-encoding": "chunked"}, chunked(size, 65536))
+    assert status == 413, answer
+    assert sent < size
+    with server.client() as client:  # and it goes on serving
+        assert client.get("/api/sessions").status_code == 200
+        assert client.post(path, json={"text": "/shadow show"}).json()["ok"]
