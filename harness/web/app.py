@@ -7,7 +7,6 @@ that names no internals).
 
 from __future__ import annotations
 
-import html
 import json
 from collections.abc import AsyncIterator, Awaitable, Callable
 from importlib import resources
@@ -25,6 +24,7 @@ from hookspecs.protocols import Host
 from hookspecs.values import Card, field_named
 
 from .approvals import WebApprover
+from .bodies import TOO_LARGE, read_json
 from .conversations import Conversations
 from .feed import Feed
 from .forms import find_tab, form_payload, load_form, save_form, tab_payload
@@ -32,19 +32,17 @@ from .payloads import card_payload, clean
 
 #: a comment line on an idle stream, so proxies and the browser keep it open
 HEARTBEAT_SECONDS = 15.0
-BODY_LIMIT = 1_000_000
 STATIC = resources.files("harness.web") / "static"
 
 
 class WebClient:
     """The app's state: the host's conversations, the feed and the approver."""
 
-    def __init__(self, host: Host, conversations: Conversations, feed: Feed, approver: WebApprover, token: str) -> None:
+    def __init__(self, host: Host, conversations: Conversations, feed: Feed, approver: WebApprover) -> None:
         self.host = host
         self.conversations = conversations
         self.feed = feed
         self.approver = approver
-        self.token = token
 
     def card_item(self, card: Card) -> dict[str, Any]:
         return {"kind": "card", "card": card_payload(card, self.host.client.view(card))}
@@ -52,9 +50,8 @@ class WebClient:
     # --- page ------------------------------------------------------------------------------
 
     async def index(self, request: Request) -> Response:
-        page = (STATIC / "index.html").read_text(encoding="utf-8")
-        page = page.replace("{{TOKEN}}", html.escape(self.token, quote=True))
-        return HTMLResponse(page, headers=_NO_STORE | _CSP)
+        """The shell only, served without the credential: the page reads it from its fragment or storage."""
+        return HTMLResponse((STATIC / "index.html").read_text(encoding="utf-8"), headers=_NO_STORE | _CSP)
 
     async def plugin_css(self, request: Request) -> Response:
         """Every plugin stylesheet, each under a comment naming its plugin (the
@@ -129,13 +126,13 @@ class WebClient:
         return StreamingResponse(body(), media_type="text/event-stream", headers=_NO_STORE)
 
     async def send(self, request: Request) -> Response:
-        text = str((await _body(request)).get("text", ""))
+        text = str((await read_json(request)).get("text", ""))
         if not text.strip():
             raise DshError("text is empty", code="USAGE")
         return _json(await self.conversations.send(request.path_params["session_id"], text))
 
     async def card_action(self, request: Request) -> Response:
-        command = str((await _body(request)).get("command", ""))
+        command = str((await read_json(request)).get("command", ""))
         if not command.startswith("/"):
             raise DshError("command must be a slash command", code="USAGE")
         return _json(await self.conversations.send(request.path_params["session_id"], command))
@@ -151,7 +148,7 @@ class WebClient:
         return _json({"approvals": self.approver.pending()})
 
     async def approval(self, request: Request) -> Response:
-        body = await _body(request)
+        body = await read_json(request)
         session_id = body.get("session_id")
         if not isinstance(session_id, str) or not session_id:
             raise DshError("session_id must name the session the page shows", code="USAGE")
@@ -166,7 +163,7 @@ class WebClient:
     async def tab(self, request: Request) -> Response:
         tab = find_tab(self.host, request.path_params["namespace"])
         if request.method == "POST":
-            values = (await _body(request)).get("values")
+            values = (await read_json(request)).get("values")
             if not isinstance(values, dict) or not values:
                 raise DshError("values must be a non-empty object", code="USAGE")
             try:
@@ -180,7 +177,7 @@ class WebClient:
 
 
 _NO_STORE = {"cache-control": "no-store"}
-_STATUS = {"NOT_FOUND": 404, "CONFLICT": 409}
+_STATUS = {"NOT_FOUND": 404, "CONFLICT": 409, TOO_LARGE: 413}
 # the page loads only its own script and style; nothing inline runs
 _CSP = {
     "content-security-policy": "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; "
@@ -206,19 +203,6 @@ def _int(request: Request, name: str, default: int) -> int:
         return int(raw)
     except ValueError:
         raise DshError(f"query parameter {name} must be an integer", code="USAGE") from None
-
-
-async def _body(request: Request) -> dict[str, Any]:
-    raw = await request.body()
-    if len(raw) > BODY_LIMIT:
-        raise DshError(f"request body over {BODY_LIMIT} bytes", code="USAGE")
-    try:
-        value = json.loads(raw or b"{}")
-    except ValueError:
-        raise DshError("request body is not JSON", code="USAGE") from None
-    if not isinstance(value, dict):
-        raise DshError("request body must be a JSON object", code="USAGE")
-    return value
 
 
 def _errors(handler: Callable[[Request], Awaitable[Response]]) -> Callable[[Request], Awaitable[Response]]:

@@ -7,6 +7,7 @@ because it runs on trio through anyio and streams responses (SSE) unbuffered.
 
 from __future__ import annotations
 
+import ipaddress
 import secrets
 import signal
 import socket
@@ -25,13 +26,24 @@ from ..host import open_host
 from ..profiles import ProfileRow
 from .app import WebClient, build_app
 from .approvals import WebApprover
-from .auth import TokenGate
+from .auth import CredentialGate
+from .bodies import BodyLimit
 from .conversations import Conversations
 from .feed import Feed
 
 LOOPBACK = ("127.0.0.1", "localhost", "::1")
 #: how long open streams get to finish once a stop was asked for
 GRACE_SECONDS = 1.0
+
+
+def is_loopback(host: str) -> bool:
+    """A loopback address or ``localhost`` (never ``''`` or ``0.0.0.0``, which mean every interface)."""
+    if host == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return False
 
 
 def bind(host: str, port: int) -> socket.socket:
@@ -52,6 +64,11 @@ def host_names(host: str, port: int) -> list[str]:
     """``Host`` header values the gate accepts: the bound address, and the loopback names when bound to loopback."""
     names = {host} | (set(LOOPBACK) if host in LOOPBACK else set())
     return [f"[{n}]:{port}" if ":" in n else f"{n}:{port}" for n in names]
+
+
+def web_app(client: WebClient, token: str, hosts: list[str]) -> CredentialGate:
+    """The ASGI stack ``harness serve`` runs: the credential gate, the body limit, the routes."""
+    return CredentialGate(BodyLimit(build_app(client)), token, hosts)
 
 
 async def _stop_on_signals(stop: trio.Event, task_status: Any = trio.TASK_STATUS_IGNORED) -> None:
@@ -84,7 +101,7 @@ async def run_server(
     try:
         async with open_host(rows=rows, dsh_home=home, cwd=cwd, headless=False, extra_plugins=plugins) as host:
             conversations = Conversations(host, cwd, options)
-            client = WebClient(host, conversations, feed, approver, token)
+            client = WebClient(host, conversations, feed, approver)
             feed.card_item = client.card_item
             feed.cards_of = host.client.cards
             for notice in host.client.notices():  # pushed while the host started; no await before subscribing
@@ -96,12 +113,13 @@ async def run_server(
             config.accesslog = None
             config.loglevel = "WARNING"
             config.graceful_timeout = GRACE_SECONDS
-            app = TokenGate(build_app(client), token, host_names(address, bound))
+            app = web_app(client, token, host_names(address, bound))
             shown = f"[{address}]" if ":" in address else address
             try:
                 async with trio.open_nursery() as nursery:
                     await nursery.start(_stop_on_signals, stop)
-                    print(f"harness serve: http://{shown}:{bound}/?token={token}", file=out, flush=True)
+                    # in the fragment: the browser never sends it (see auth.py)
+                    print(f"harness serve: http://{shown}:{bound}/#token={token}", file=out, flush=True)
                     print("(Ctrl-C stops the server; sessions stay on disk)", file=out, flush=True)
                     await hypercorn_serve(app, config, shutdown_trigger=stop.wait)  # type: ignore[arg-type]
                     nursery.cancel_scope.cancel()

@@ -17,7 +17,8 @@ import httpx
 from ..cli_env import cli_env
 
 ROOT = Path(__file__).resolve().parents[2]
-URL = re.compile(r"harness serve: (http://[^/\s]+)/\?token=(\S+)")
+#: the launch line: the origin, then where the credential travels (``#token=…``)
+URL = re.compile(r"harness serve: ((http://[^/\s]+)/\S*?token=(\S+))")
 #: a wait bound for the subprocess, not a timing assertion
 START_LIMIT = 60.0
 #: a profile row adding ``/notice TEXT`` (see ``notice_plugin.py``)
@@ -65,6 +66,8 @@ class Server:
         self.proc: subprocess.Popen[str] | None = None
         self.base = ""
         self.token = ""
+        #: the URL as printed, credential included
+        self.launch = ""
         self.output: list[str] = []
 
     def start(self) -> Server:
@@ -90,7 +93,7 @@ class Server:
             self.output.append(line)
             found = URL.search(line)
             if found:
-                self.base, self.token = found.group(1), found.group(2)
+                self.launch, self.base, self.token = found.group(1), found.group(2), found.group(3)
                 return self
         self.proc.kill()
         raise AssertionError(f"harness serve did not start: {self.output} {self.proc.stderr.read() if self.proc.stderr else ''}")
@@ -101,8 +104,16 @@ class Server:
     def __exit__(self, *exc: object) -> None:
         self.stop()
 
+    def url(self, path: str = "/") -> str:
+        """The printed launch URL with another path (and query) in front of its credential."""
+        credential = self.launch[len(self.base) + 1 :]
+        if credential.startswith("?") and "?" in path:
+            credential = "&" + credential[1:]
+        return self.base + path + credential
+
     def client(self) -> httpx.Client:
-        return httpx.Client(base_url=self.base, cookies={"dsh_token": self.token}, headers={"x-dsh-token": self.token}, timeout=30)
+        """An API client carrying the credential as the page does: a header on every request."""
+        return httpx.Client(base_url=self.base, headers={"authorization": f"Bearer {self.token}"}, timeout=30)
 
     def stop(self) -> tuple[int, str, str]:
         """Ctrl-C, as a person would; the exit code and the rest of the output."""

@@ -4,8 +4,8 @@ card going Reviewing → Report with refs that scroll, Retry of a failed run,
 Pause / Resume, a restart restoring the report card, an injected ``<script>``
 shown as text, an approval asked before the page's stream connected, an
 approval of another session than the one shown (named, not answerable until
-opened), a notice pushed before the stream connected (shown once), and a
-request without the token refused. Screenshots go to a
+opened), and a notice pushed before the stream connected (shown once). The
+credential's own tests are in ``test_origins.py``. Screenshots go to a
 temporary folder."""
 
 from __future__ import annotations
@@ -75,8 +75,7 @@ def server(tmp_path: Path) -> Iterator[Server]:
 def open_page(browser: Any, server: Server, path: str = "/") -> Any:
     page = browser.new_page(viewport={"width": 1200, "height": 900})
     page.set_default_timeout(WAIT_MS)
-    sep = "&" if "?" in path else "?"
-    page.goto(f"{server.base}{path}{sep}token={server.token}")
+    page.goto(server.url(path))
     page.wait_for_selector("body[data-ready=true]")
     return page
 
@@ -89,13 +88,6 @@ def open_settings(page: Any) -> None:
 def composer(page: Any, text: str) -> None:
     page.fill("#composer-input", text)
     page.press("#composer-input", "Enter")
-
-
-def test_a_request_without_the_token_is_refused(browser: Any, server: Server) -> None:
-    page = browser.new_page()
-    response = page.goto(f"{server.base}/")
-    assert response.status == 403
-    assert "missing or wrong token" in page.inner_text("body")
 
 
 def test_settings_round_trip_persists_and_reaches_shadow_show(browser: Any, server: Server, shots: Path) -> None:
@@ -238,7 +230,7 @@ def test_approvals_sessions_and_model_html(browser: Any, server: Server, shots: 
     assert page.evaluate("window.pwned === undefined") and page.locator(".entry img").count() == 0
     assert page.locator(".entry.tool.error").count() == 0
     session = page.evaluate("state.session")
-    page.goto(f"{server.base}/")  # the cookie carries the token from here on
+    page.goto(f"{server.base}/")  # localStorage carries the credential from here on
     page.wait_for_selector("body[data-ready=true]")
     page.click(f"button.session[data-session='{session}']")
     page.wait_for_selector("#log .entry.assistant:has-text('Done.')")
@@ -333,7 +325,7 @@ def test_a_notice_pushed_before_the_stream_connected_shows_once(browser: Any, se
     page.route("**/api/sessions/*/stream*", push_then_connect)
     # toasts go after a few seconds: record each one shown rather than race it
     page.add_init_script(TOAST_RECORDER)
-    page.goto(f"{server.base}/?session={session}&token={server.token}")
+    page.goto(server.url(f"/?session={session}"))
     page.wait_for_selector("#notices li:has-text('pushed in the gap')")
     assert page.evaluate("window.toastsShown") == ["pushed in the gap"]
     page.evaluate("state.source.close(); connect()")  # as after a dropped stream

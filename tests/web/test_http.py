@@ -82,32 +82,46 @@ def is_turn_end(item: dict[str, Any]) -> bool:
     return is_event(item, "turn/end")
 
 
-def test_every_request_needs_the_token(server: Server) -> None:
+def test_only_the_header_credential_authorises_data_and_writes(server: Server) -> None:
+    """The launch URL carries the credential in its fragment (never sent to the
+    server); the static shell is public, every API route needs ``Authorization:
+    Bearer``; no cookie is set, and a leftover ``dsh_token`` cookie or a
+    ``?token=`` authorises nothing."""
+    assert server.launch == f"{server.base}/#token={server.token}"
+    with server.client() as client:
+        session = new_session(client)
+    bearer = {"authorization": f"Bearer {server.token}"}
+    leftovers: list[dict[str, str]] = [{}, {"cookie": f"dsh_token={server.token}"}, {"authorization": "Bearer wrong"}, {"x-dsh-token": server.token}]
     with httpx.Client(base_url=server.base, timeout=30) as anonymous:
-        assert anonymous.get("/api/sessions").status_code == 403
-        assert anonymous.get("/").status_code == 403
-        assert anonymous.get("/static/app.js").status_code == 403
-        assert anonymous.get("/plugins.css").status_code == 403
-        assert anonymous.get("/api/sessions", headers={"cookie": "dsh_token=wrong"}).status_code == 403
-        launch = anonymous.get(f"/?token={server.token}")
-        assert launch.status_code == 303 and launch.headers["location"] == "/"
-        cookie = launch.headers["set-cookie"]
-        assert "HttpOnly" in cookie and "SameSite=Strict" in cookie
-        page = anonymous.get("/", headers={"cookie": f"dsh_token={server.token}"})
+        page = anonymous.get("/")
         assert page.status_code == 200 and "script-src 'self'" in page.headers["content-security-policy"]
-        assert '<link rel="stylesheet" href="/plugins.css">' in page.text
-        styles = anonymous.get("/plugins.css", headers={"cookie": f"dsh_token={server.token}"})
+        assert server.token not in page.text and '<link rel="stylesheet" href="/plugins.css">' in page.text
+        assert anonymous.get("/static/core.js").status_code == 200
+        styles = anonymous.get("/plugins.css")
         assert styles.status_code == 200 and styles.headers["content-type"].startswith("text/css")
         assert styles.text.startswith("/* shadow-mind */") and '.card[data-kind="shadow-mind-review"]' in styles.text
-        # a write with the cookie alone (what a cross-site form would carry) is refused
-        forged = anonymous.post("/api/sessions", headers={"cookie": f"dsh_token={server.token}"}, json={})
-        assert forged.status_code == 403
-        foreign = anonymous.post(
-            "/api/sessions", headers={"cookie": f"dsh_token={server.token}", "x-dsh-token": server.token, "origin": "http://evil.test"}, json={}
-        )
-        assert foreign.status_code == 403
-        rebound = anonymous.get("/api/sessions", headers={"cookie": f"dsh_token={server.token}", "host": "evil.test"})
+        launch = anonymous.get(f"/?token={server.token}")  # the old launch URL: just the shell, no cookie
+        assert launch.status_code == 200 and "set-cookie" not in launch.headers
+        reads = ["/api/sessions", "/api/approvals", "/api/commands", "/api/settings/tabs", f"/api/sessions/{session}/events", f"/api/sessions/{session}/stream"]
+        for headers in leftovers:
+            for path in reads:
+                for query in ("", f"?token={server.token}"):
+                    refused = anonymous.get(path + query, headers=headers)
+                    assert refused.status_code == 401, (path, query, headers)
+                    assert refused.text == "missing or wrong credential: open the URL harness serve printed\n"
+                    assert "set-cookie" not in refused.headers
+            for path, body in [("/api/sessions", {}), (f"/api/sessions/{session}/send", {"text": "/shadow show"}), ("/api/approvals/x", {"allow": True})]:
+                assert anonymous.post(path, headers=headers, json=body).status_code == 401, (path, headers)
+        # the header from another origin, or at another Host (DNS rebinding)
+        foreign = anonymous.post("/api/sessions", headers={**bearer, "origin": "http://127.0.0.1:1"}, json={})
+        assert foreign.status_code == 403 and foreign.text.count("\n") == 1
+        rebound = anonymous.get("/api/sessions", headers={**bearer, "host": "evil.test"})
         assert rebound.status_code == 421
+        with anonymous.stream("GET", f"/api/sessions/{session}/stream", headers=bearer) as stream:
+            assert stream.status_code == 200 and "set-cookie" not in stream.headers
+            assert next(sse_items(stream)) is not None
+        mine = anonymous.post("/api/sessions", headers={**bearer, "origin": server.base}, json={})
+        assert mine.status_code == 200 and "set-cookie" not in mine.headers
     code, out, err = server.stop()
     assert code == 0 and "harness serve: stopped" in out, err
 
@@ -328,3 +342,46 @@ def test_serve_refuses_a_bad_port_or_a_taken_one_in_one_line(tmp_path: Path) -> 
         busy = subprocess.run([*base, "--port", str(port)], capture_output=True, text=True, env=env, timeout=60)
     assert busy.returncode == 2
     assert busy.stderr.strip().splitlines() == [f"harness: --host 127.0.0.1 --port {port}: cannot listen there (Address already in use)"]
+
+
+def test_serve_refuses_a_host_that_is_not_loopback(tmp_path: Path) -> None:
+    """``--host ''`` would bind every interface (and print ``http://:PORT``): no
+    host but a loopback one is served, and there is no opt-in to serve others."""
+    import subprocess
+    import sys
+
+    from ..cli_env import cli_env
+
+    served = Server(tmp_path, SCRIPT)  # writes the profile; not started
+    base = [sys.executable, "-m", "harness", "serve", "--profile", str(tmp_path / "profile.yml"), "--port", "0"]
+    env = cli_env(DSH_HOME=str(served.home))
+    for host in ("", "0.0.0.0", "::", "192.0.2.7"):
+        refused = subprocess.run([*base, "--host", host], capture_output=True, text=True, env=env, timeout=60)
+        assert refused.returncode == 2, (host, refused.stdout, refused.stderr)
+        assert refused.stderr.strip().splitlines() == [
+            f"harness: --host {host!r} is not a loopback address; harness serve listens on loopback only (127.0.0.1, ::1 or localhost)"
+        ]
+        assert "http://" not in refused.stdout
+
+
+def test_a_body_over_the_limit_is_refused_while_it_streams(server: Server) -> None:
+    """The live server answers 413 to a declared 300 MB body without reading it,
+    and cuts a chunked one off at the limit (the counter is in test_bodies.py)."""
+    from harness.web.bodies import BODY_LIMIT
+
+    from .raw_http import chunked, post
+
+    port = int(server.base.rsplit(":", 1)[1])
+    with server.client() as client:
+        session = new_session(client)
+    headers = {"authorization": f"Bearer {server.token}", "content-type": "application/json"}
+    path = f"/api/sessions/{session}/send"
+    status, answer, _ = post(port, path, {**headers, "content-length": "300000000"}, [])
+    assert status == 413, answer
+    size = 32 * BODY_LIMIT
+    status, answer, sent = post(port, path, {**headers, "transfer-encoding": "chunked"}, chunked(size, 65536))
+    assert status == 413, answer
+    assert sent < size
+    with server.client() as client:  # and it goes on serving
+        assert client.get("/api/sessions").status_code == 200
+        assert client.post(path, json={"text": "/shadow show"}).json()["ok"]

@@ -42,16 +42,13 @@ async function openSession(id) {
 }
 
 function connect() {
-  const url = sessionPath("/stream?after=" + state.lastSeq);
-  const source = new EventSource(url);
+  const source = openStream(sessionPath("/stream?after=" + state.lastSeq), handleItem, (status) => {
+    if (state.source !== source) return;  // closed on purpose, or replaced
+    if (status === 401) { credentialRefused(source.credential); return; }
+    setTimeout(() => { if (state.source === source) connect(); }, 1000);  // resume after the last seq seen
+  });
   state.source = source;
   state.opening = [];  // the pending approvals the stream opens with, until "ready"
-  source.onmessage = (message) => handleItem(JSON.parse(message.data));
-  source.onerror = () => {
-    if (state.source !== source) return;
-    source.close();
-    setTimeout(() => { if (state.source === source) connect(); }, 1000);  // resume after the last seq seen
-  };
 }
 
 function handleItem(item) {
@@ -211,6 +208,7 @@ document.addEventListener("DOMContentLoaded", async () => {
   document.getElementById("nav-conversation").addEventListener("click", () => showView("conversation"));
   document.getElementById("nav-settings").addEventListener("click", () => showView("settings"));
   try {
+    if (!credential()) throw new CredentialError("no credential");
     state.commands = (await api("/api/commands")).commands;
     await loadSessions();
     const wanted = new URLSearchParams(location.search).get("session");
@@ -219,7 +217,8 @@ document.addEventListener("DOMContentLoaded", async () => {
     // no session shown, so no stream: an agent may be waiting already, and each prompt offers to open its session
     if (!state.session) syncApprovals((await api("/api/approvals")).approvals);
   } catch (e) {
-    toast("Operation failed: " + e.message, "error");
+    if (e instanceof CredentialError) credentialRefused(null);  // the page says what to open; no toast
+    else toast("Operation failed: " + e.message, "error");
   }
   document.body.dataset.ready = "true";
 });

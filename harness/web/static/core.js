@@ -5,7 +5,6 @@
 // HTML disabled.
 "use strict";
 
-const TOKEN = document.querySelector('meta[name="dsh-token"]').content;
 const state = { session: null, source: null, lastSeq: -1, cards: new Map(), collapsed: new Map(), commands: [], approvals: new Map(), opening: null };
 
 function el(tag, attrs, ...children) {
@@ -26,15 +25,57 @@ function sessionPath(suffix) {
   return "/api/sessions/" + encodeURIComponent(state.session) + suffix;
 }
 
+// --- the credential ------------------------------------------------------------------------
+// The launch URL carries it in its fragment (#token=…), which the browser never
+// sends. It moves to localStorage, which only this origin (scheme, host and
+// port) can read, so reloads and new tabs of this server keep working, and
+// leaves the address bar. Every API request and the stream send it as a
+// header. Never a cookie (a browser sends those to every port of the host, so
+// to any other local app) nor a query string (logs, Referer). See auth.py.
+
+const CREDENTIAL_KEY = "harness-credential";
+let heldCredential = null;  // when storage is unavailable: this page only
+
+(function takeCredentialFromFragment() {
+  const parts = location.hash.slice(1).split("&").filter((p) => p);
+  const found = parts.find((p) => p.startsWith("token="));
+  if (found === undefined) return;
+  heldCredential = decodeURIComponent(found.slice("token=".length));
+  try { localStorage.setItem(CREDENTIAL_KEY, heldCredential); } catch (e) { /* kept in memory only */ }
+  const rest = parts.filter((p) => p !== found).join("&");
+  history.replaceState(null, "", location.pathname + location.search + (rest ? "#" + rest : ""));
+})();
+
+// Read each time: a newer launch on this port opened in another tab replaces it for every tab.
+function credential() {
+  try { return localStorage.getItem(CREDENTIAL_KEY) || heldCredential; } catch (e) { return heldCredential; }
+}
+
+function authorization() {
+  return { authorization: "Bearer " + (credential() || "") };
+}
+
+// No credential, or the server refused it (a stale launch): say what to open.
+function credentialRefused(refused) {
+  try { if (refused && localStorage.getItem(CREDENTIAL_KEY) === refused) localStorage.removeItem(CREDENTIAL_KEY); } catch (e) { /* nothing stored */ }
+  if (heldCredential === refused) heldCredential = null;
+  document.getElementById("credential-missing").hidden = false;
+}
+
+class CredentialError extends Error {}
+
 async function api(path, options) {
-  const init = Object.assign({ headers: {} }, options || {});
+  const init = Object.assign({}, options || {});
+  init.headers = Object.assign(authorization(), init.headers || {});
   if (init.body !== undefined) {
     init.method = init.method || "POST";
     init.headers["content-type"] = "application/json";
     init.body = JSON.stringify(init.body);
   }
-  if (init.method && init.method !== "GET") init.headers["x-dsh-token"] = TOKEN;
+  const sent = credential();
+  if (!sent) { credentialRefused(null); throw new CredentialError("no credential"); }
   const response = await fetch(path, init);
+  if (response.status === 401) { credentialRefused(sent); throw new CredentialError("credential refused"); }
   let data = {};
   try { data = await response.json(); } catch (e) { data = { error: "the server sent no JSON (" + response.status + ")" }; }
   if (!response.ok && response.status !== 422) throw new Error(data.error || "request failed (" + response.status + ")");
