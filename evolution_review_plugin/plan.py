@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any, Final, TypeVar
 
 import attrs
 
-from hookspecs.errors import DshError
+from hookspecs.errors import DshError, ToolArgsError
 from hookspecs.scrub import scrub_text
 from hookspecs.stores import MemoryOp
 
@@ -159,14 +159,13 @@ def validate_plan(
     """The ops worth executing, or why the whole plan is refused."""
     if not isinstance(structured, dict):
         return "the review returned no plan"
-    memory_raw = structured.get("memoryOps") or []
-    skill_raw = structured.get("skillOps") or []
-    if not isinstance(memory_raw, list) or not isinstance(skill_raw, list):
-        return "memoryOps and skillOps must be lists"
+    rejected: list[str] = []
+    # each list stands alone: a malformed skillOps must not cost the memory ops (and back)
+    memory_raw = _op_list(structured, "memoryOps", rejected)
+    skill_raw = _op_list(structured, "skillOps", rejected)
     total = len(memory_raw) + len(skill_raw)
     if total > max_ops:
         return f"the plan has {total} operations, over maxOpsPerPlan = {max_ops}"
-    rejected: list[str] = []
     memory, memory_quotes = _accepted(memory_raw, _memory_op, lambda op, raw: _evidence(raw), rejected)
     skills, skill_quotes = _accepted(
         skill_raw, _skill_op, lambda op, raw: _skill_refusal(op, raw, library, read_by_child), rejected
@@ -179,6 +178,15 @@ def validate_plan(
         rejected=tuple(rejected),
         evidence_quotes=memory_quotes + skill_quotes,
     )
+
+
+def _op_list(structured: dict[str, Any], key: str, rejected: list[str]) -> list[Any]:
+    """``structured[key]`` as a list of raw ops; anything else is one refusal and no ops."""
+    raw = structured.get(key) or []
+    if isinstance(raw, list):
+        return raw
+    rejected.append(f"{key} must be a list of ops")
+    return []
 
 
 def _accepted(
@@ -209,21 +217,25 @@ def _accepted(
 def _skill_refusal(
     op: SkillOp, raw: dict[str, Any], library: SkillLibrary | None, read_by_child: Collection[str]
 ) -> str | int:
-    """Why a well-formed skill op is refused, else its evidence count."""
+    """Why a well-formed skill op is refused, else its evidence count. The
+    library judges the name (an invalid one raises): that refuses this op only."""
     if library is None:
         return f"skill {op.name!r}: no skill library"
-    if library.is_protected(op.name):
+    try:
+        exists = library.exists(op.name)
+        protected = library.is_protected(op.name)
+    except DshError as exc:
+        return f"skill op {op.name!r}: {_problem(exc)}"
+    if protected:
         return f"skill {op.name!r} is protected"
-    if op.name not in read_by_child and _exists(library, op.name):
+    if op.name not in read_by_child and exists:
         return f"skill {op.name!r} was not read before the change (dropped)"
     return _evidence(raw)
 
 
-def _exists(library: SkillLibrary, name: str) -> bool:
-    try:
-        return library.exists(name)
-    except DshError:
-        return False  # an invalid name: the write itself reports it
+def _problem(exc: DshError) -> str:
+    """An error's text without the tool-argument prefix (the op is not a tool call)."""
+    return "; ".join(exc.violations) if isinstance(exc, ToolArgsError) else exc.message
 
 
 #: stages a plan's skill ops for approval (returns nothing; raises DshError when it cannot)
