@@ -24,6 +24,7 @@ from hookspecs.errors import DshError
 from hookspecs.fsutil import write_atomic
 from hookspecs.values import loads_strict
 
+from .pinned import is_pinned, pinned_refusal
 from .plan import SkillOp, apply_skill_op
 
 if TYPE_CHECKING:
@@ -71,6 +72,13 @@ def _digest(library: SkillLibrary, name: str) -> str | None:
         return hashlib.sha256(library.read(name).encode("utf-8")).hexdigest()
     except DshError:
         return None
+
+
+def _pinned(library: SkillLibrary, name: str) -> bool:
+    try:
+        return is_pinned(library, name)
+    except DshError:
+        return False  # an invalid name: the write refuses it with its own reason
 
 
 class SkillStaging:
@@ -148,6 +156,10 @@ class SkillStaging:
         refused: list[str] = []
         for staged in plan.ops:
             name = staged.op.name
+            if _pinned(library, name):
+                # a pin is the person's word over every review write, also one they approve in bulk later
+                refused.append(pinned_refusal(name))
+                continue
             if _digest(library, name) != staged.base:
                 refused.append(f"skill {name!r} changed since the review; not overwritten")
                 continue

@@ -16,6 +16,7 @@ import pytest
 
 from evolution_review_plugin.plan import SkillOp
 from evolution_review_plugin.skills_store import FileSkillLibrary
+from evolution_review_plugin.staged_command import staged_verb
 from evolution_review_plugin.staging import SkillStaging
 from evolution_review_plugin.vocabulary import PLAN_APPLIED, SKILL_MUTATED
 from harness.cli.run import drain
@@ -160,3 +161,23 @@ def test_the_staging_area_lists_plans_oldest_first_and_skips_what_it_cannot_read
         staging.stage("00000000000a", [op], session_id="s", summary="", library=library)
     with pytest.raises(DshError, match="0000000000ee.*unreadable staged plan"):
         staging.get("0000000000ee")
+
+
+async def test_approving_a_plan_never_overwrites_a_pinned_skill(tmp_path: Path) -> None:
+    library = FileSkillLibrary(tmp_path / "skills", content_chars=100_000)
+    library.write("deploy", "# deploy\n\nPush to staging first.\n", origin="tool")
+    staging = SkillStaging(tmp_path / "skills" / ".staged")
+    ops = [
+        SkillOp(action="write", name="deploy", content="# deploy\n\nPush to prod.\n"),
+        SkillOp(action="write", name="notes", content="# notes\n"),
+    ]
+    staging.stage("0123456789ab", ops, session_id="s1", summary="", library=library)
+    (tmp_path / "skills" / "deploy" / ".pinned").write_text("")  # pinned while the plan waited
+    result = await staged_verb(["approve", "0123456789ab"], lambda: staging, lambda: library)
+    assert (result.kind, result.text) == (
+        "success",
+        "Plan 0123456789ab approved: skill notes saved; not applied: skill 'deploy' is pinned (its directory has a "
+        ".pinned file): the self-improvement review may not change it.",
+    )
+    assert library.read("deploy") == "# deploy\n\nPush to staging first.\n"
+    assert library.read("notes") == "# notes\n"
