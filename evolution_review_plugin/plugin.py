@@ -125,7 +125,11 @@ class EvolutionReviewPlugin:
         services = services_of(host)
         found = services.get(MEMORY_SERVICE) if services is not None else None
         if found is None:
-            found = FileMemoryStore(home / MEMORY_DIR, caps={"memory": settings.memory_chars, "user": settings.user_chars})
+            found = FileMemoryStore(
+                home / MEMORY_DIR,
+                caps={"memory": settings.memory_chars, "user": settings.user_chars},
+                warn=lambda line: logger.warning("evolution-review: %s", line),
+            )
             if services is not None:
                 services.provide(MEMORY_SERVICE, found)
         self.memory = found
@@ -140,6 +144,7 @@ class EvolutionReviewPlugin:
                 on_mutated=lambda name, action, origin: self._emit(
                     SKILL_MUTATED, {"name": name, "action": action, "origin": origin}
                 ),
+                warn=lambda line: logger.warning("evolution-review: %s", line),
             )
             if services is not None:
                 services.provide(SKILLS_SERVICE, library)
