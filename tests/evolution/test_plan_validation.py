@@ -9,10 +9,12 @@ from typing import Any
 
 import pytest
 
+from evolution_review_plugin.memory_store import FileMemoryStore
 from evolution_review_plugin.pinned import ReviewLibrary
 from evolution_review_plugin.plan import ValidPlan, validate_plan
 from evolution_review_plugin.skills_store import FileSkillLibrary
 from evolution_review_plugin.vocabulary import PLAN_APPLIED
+from hookspecs.stores import MemoryOp
 
 from .helpers import evolution_host, reviews, say
 from .test_subagent_review import CONFIG, plan_script
@@ -60,3 +62,22 @@ async def test_a_bad_skill_name_beside_a_memory_op_still_saves_the_note(dsh_host
         assert "'Bad Name!' is invalid" in reason
         [notice] = reviews(agent)
         assert notice.startswith("💾 Self-improvement review: 1 memory note saved.")
+
+
+def test_notes_and_skill_bodies_are_stored_without_credentials(tmp_path: Path) -> None:
+    leak = "deploy with api_key=hunter2hunter2 and Bearer abcdefghijkl"
+    structured = {
+        "memoryOps": [{"action": "add", "target": "memory", "text": leak}],
+        "skillOps": [{"action": "write", "name": "deploy", "content": f"# deploy\n\n{leak}\n"}],
+    }
+    plan = validate_plan(structured, max_ops=8, library=library(tmp_path), read_by_child=())
+    assert isinstance(plan, ValidPlan)
+    for text in (plan.memory_ops[0].text, plan.skill_ops[0].content):
+        assert "hunter2" not in text and "abcdefghijkl" not in text and "[credential]" in text
+    # every writer of the file stores meets the same rule (the tools, an approval)
+    files = FileSkillLibrary(tmp_path / "skills", content_chars=1000)
+    files.write("deploy", f"# deploy\n\n{leak}\n", origin="tool")
+    assert "hunter2" not in files.read("deploy")
+    notes = FileMemoryStore(tmp_path / "memory", caps={"memory": 500, "user": 500})
+    notes.apply_batch([MemoryOp(action="add", target="memory", text=leak)])
+    assert "hunter2" not in notes.snapshot().memory
