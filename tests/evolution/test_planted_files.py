@@ -132,3 +132,15 @@ def test_a_special_memory_file_neither_hangs_nor_exhausts_memory(tmp_path: Path,
     assert len(warnings) == 1
     [outcome] = store.apply_batch([MemoryOp(action="add", target="memory", text="x")])
     assert not outcome.applied
+
+
+def test_a_symlinked_staged_plan_is_refused_in_one_line(tmp_path: Path, secret: Path) -> None:
+    from evolution_review_plugin.staging import SkillStaging
+
+    staging = SkillStaging(tmp_path / "skills" / ".staged")
+    (tmp_path / "skills" / ".staged").mkdir(parents=True)
+    (tmp_path / "skills" / ".staged" / "0123456789ab").symlink_to(secret.parent, target_is_directory=True)
+    with pytest.raises(DshError) as raised:
+        staging.get("0123456789ab")
+    assert "symbolic link" in one_line(raised)
+    assert staging.pending() == []
