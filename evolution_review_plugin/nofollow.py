@@ -7,7 +7,10 @@ elsewhere, ``MEMORY.md -> /dev/zero``) must be refused, not read through or
 written through, and a FIFO must not hang the host. Each check is an
 ``lstat`` of the entry itself; the read is :func:`hookspecs.fsutil.read_regular_text`
 (non-blocking open, regular files only, bounded by bytes read), so a special
-file swapped in after the check is still refused by its ``fstat``.
+file swapped in after the check is still refused by its ``fstat``. What this
+does not close: a regular file replaced by a symlink between the ``lstat`` and
+the open is followed once — a race only someone already able to write these
+folders can run, who could write the files themselves.
 """
 
 from __future__ import annotations
