@@ -1,8 +1,8 @@
 """The ``/evolution`` command: one name, two jobs dispatched on the first word.
 
 ``config ...`` reads and changes the live settings (:mod:`.config_command`);
-``staged``, ``show``, ``approve`` and ``reject`` answer the skill writes a
-review staged for approval (:mod:`.staged_command`). A command is the user's
+``staged``, ``show``, ``approve`` and ``reject`` answer the memory notes and
+skill writes a review staged for approval (:mod:`.staged_command`). A command is the user's
 own act (its output never enters model history), so the agent can neither
 approve its own review's writes nor change the review's settings.
 """
@@ -22,7 +22,7 @@ from .staged_command import VERBS, staged_verb
 from .vocabulary import COMMAND
 
 if TYPE_CHECKING:
-    from hookspecs.stores import SkillLibrary
+    from hookspecs.stores import MemoryStore, SkillLibrary
 
     from .live import LiveSettings
     from .staging import SkillStaging
@@ -37,6 +37,7 @@ def evolution_command(
     live: Callable[[], LiveSettings | None],
     staging: Callable[[], SkillStaging | None],
     library: Callable[[], SkillLibrary],
+    memory: Callable[[], MemoryStore | None] = lambda: None,
 ) -> CommandDefinition:
     async def handle(invocation: CommandInvocation) -> CommandResult:
         text = invocation.raw_input.strip()
@@ -46,14 +47,14 @@ def evolution_command(
         if verb == "config":
             return await config_verb(text.split(None, 2), live())
         if verb in VERBS:
-            return await staged_verb(text.split(), staging, library)
+            return await staged_verb(text.split(), staging, library, memory)
         return CommandResult.error(
             f"unknown subcommand {scrub_text(verb)[:_EXCERPT]!r}; /{COMMAND} help lists them"
         )
 
     return CommandDefinition(
         name=COMMAND,
-        description="Self-improvement review: its live settings, and the skill changes it staged for approval",
+        description="Self-improvement review: its live settings, and the notes and skill changes it staged for approval",
         input_hint="config [KEY [VALUE]] | staged | show|approve|reject PLAN",
         handler=handle,
     )

@@ -17,8 +17,8 @@ from typing import TYPE_CHECKING, Any, Final, TypeVar
 
 import attrs
 
-from hookspecs.errors import DshError
-from hookspecs.scrub import scrub_text
+from hookspecs.errors import DshError, ToolArgsError
+from hookspecs.scrub import scrub_secrets, scrub_text
 from hookspecs.stores import MemoryOp
 
 from .vocabulary import REVIEW_ORIGIN
@@ -67,6 +67,8 @@ class ValidPlan:
 @attrs.frozen(kw_only=True)
 class PlanReport:
     memory_applied: int = 0
+    #: memory notes written to the staging area, waiting for ``/evolution approve`` with the skills
+    memory_staged: int = 0
     skills_applied: tuple[str, ...] = ()
     #: skill ops written to the staging area, waiting for ``/evolution approve``
     skills_staged: tuple[str, ...] = ()
@@ -82,7 +84,7 @@ class PlanReport:
 
     @property
     def landed(self) -> bool:
-        return bool(self.memory_applied or self.skills_applied or self.skills_staged)
+        return bool(self.memory_applied or self.memory_staged or self.skills_applied or self.skills_staged)
 
 
 def policy_fingerprint(settings: Effective) -> str:
@@ -100,6 +102,7 @@ def applied_payload(report: PlanReport, *, session_id: str, kind: str) -> dict[s
         "planId": report.plan_id,
         "policyFingerprint": report.policy_fingerprint,
         "memoryApplied": report.memory_applied,
+        "memoryStaged": report.memory_staged,
         "skillApplied": list(report.skills_applied),
         "skillStaged": list(report.skills_staged),
         "rejectedOps": list(report.rejected),
@@ -135,7 +138,8 @@ def _memory_op(raw: Any) -> MemoryOp | str:
     text, old = raw.get("text", ""), raw.get("old_text", "")
     if not isinstance(text, str) or not isinstance(old, str):
         return "memory op text and old_text must be strings"
-    return MemoryOp(action=action, target=target, text=text, old_text=old)
+    # notes are stored (or staged) and later sent to models: no credential is kept in them
+    return MemoryOp(action=action, target=target, text=scrub_secrets(text), old_text=scrub_secrets(old))
 
 
 def _skill_op(raw: Any) -> SkillOp | str:
@@ -150,7 +154,8 @@ def _skill_op(raw: Any) -> SkillOp | str:
     values = {f: raw.get(f, "") for f in fields}
     if not all(isinstance(value, str) for value in values.values()):
         return f"skill op {name!r}: {', '.join(fields)} must be strings"
-    return SkillOp(action=str(action), name=name, **values)
+    # skill bodies are stored (or staged) and later sent to models: no credential is kept in them
+    return SkillOp(action=str(action), name=name, **{f: scrub_secrets(v) for f, v in values.items()})
 
 
 def validate_plan(
@@ -159,14 +164,13 @@ def validate_plan(
     """The ops worth executing, or why the whole plan is refused."""
     if not isinstance(structured, dict):
         return "the review returned no plan"
-    memory_raw = structured.get("memoryOps") or []
-    skill_raw = structured.get("skillOps") or []
-    if not isinstance(memory_raw, list) or not isinstance(skill_raw, list):
-        return "memoryOps and skillOps must be lists"
+    rejected: list[str] = []
+    # each list stands alone: a malformed skillOps must not cost the memory ops (and back)
+    memory_raw = _op_list(structured, "memoryOps", rejected)
+    skill_raw = _op_list(structured, "skillOps", rejected)
     total = len(memory_raw) + len(skill_raw)
     if total > max_ops:
         return f"the plan has {total} operations, over maxOpsPerPlan = {max_ops}"
-    rejected: list[str] = []
     memory, memory_quotes = _accepted(memory_raw, _memory_op, lambda op, raw: _evidence(raw), rejected)
     skills, skill_quotes = _accepted(
         skill_raw, _skill_op, lambda op, raw: _skill_refusal(op, raw, library, read_by_child), rejected
@@ -179,6 +183,15 @@ def validate_plan(
         rejected=tuple(rejected),
         evidence_quotes=memory_quotes + skill_quotes,
     )
+
+
+def _op_list(structured: dict[str, Any], key: str, rejected: list[str]) -> list[Any]:
+    """``structured[key]`` as a list of raw ops; anything else is one refusal and no ops."""
+    raw = structured.get(key) or []
+    if isinstance(raw, list):
+        return raw
+    rejected.append(f"{key} must be a list of ops")
+    return []
 
 
 def _accepted(
@@ -209,25 +222,29 @@ def _accepted(
 def _skill_refusal(
     op: SkillOp, raw: dict[str, Any], library: SkillLibrary | None, read_by_child: Collection[str]
 ) -> str | int:
-    """Why a well-formed skill op is refused, else its evidence count."""
+    """Why a well-formed skill op is refused, else its evidence count. The
+    library judges the name (an invalid one raises): that refuses this op only."""
     if library is None:
         return f"skill {op.name!r}: no skill library"
-    if library.is_protected(op.name):
+    try:
+        exists = library.exists(op.name)
+        protected = library.is_protected(op.name)
+    except DshError as exc:
+        return f"skill op {op.name!r}: {_problem(exc)}"
+    if protected:
         return f"skill {op.name!r} is protected"
-    if op.name not in read_by_child and _exists(library, op.name):
+    if op.name not in read_by_child and exists:
         return f"skill {op.name!r} was not read before the change (dropped)"
     return _evidence(raw)
 
 
-def _exists(library: SkillLibrary, name: str) -> bool:
-    try:
-        return library.exists(name)
-    except DshError:
-        return False  # an invalid name: the write itself reports it
+def _problem(exc: DshError) -> str:
+    """An error's text without the tool-argument prefix (the op is not a tool call)."""
+    return "; ".join(exc.violations) if isinstance(exc, ToolArgsError) else exc.message
 
 
-#: stages a plan's skill ops for approval (returns nothing; raises DshError when it cannot)
-StageSkills = Callable[[Sequence[SkillOp]], None]
+#: stages a plan's memory and skill ops for approval, together (raises DshError when it cannot)
+Stage = Callable[[Sequence[MemoryOp], Sequence[SkillOp]], None]
 
 
 def apply_skill_op(library: SkillLibrary, op: SkillOp) -> None:
@@ -245,6 +262,7 @@ class _Execution:
     rejected: list[str]
     failures: list[str] = attrs.field(factory=list)
     applied: int = 0
+    memory_staged: int = 0
     skills: list[str] = attrs.field(factory=list)
     staged: list[str] = attrs.field(factory=list)
 
@@ -262,18 +280,10 @@ class _Execution:
         self.applied = sum(1 for o in outcomes if o.applied)
         self.rejected += [_reason(f"memory op {o.index + 1}: {o.reason}") for o in outcomes if not o.applied]
 
-    def skill_ops(self, library: SkillLibrary | None, ops: Sequence[SkillOp], stage: StageSkills | None) -> None:
+    def skill_ops(self, library: SkillLibrary | None, ops: Sequence[SkillOp]) -> None:
         if not ops:
             return
         assert library is not None  # validate_plan rejects skill ops without a library
-        if stage is not None:
-            try:
-                stage(ops)
-            except DshError as exc:
-                self.failures.append(_reason(f"staging the skill changes: {exc.message}"))
-                return
-            self.staged = [op.name for op in ops]
-            return
         for op in ops:
             try:
                 apply_skill_op(library, op)
@@ -282,27 +292,48 @@ class _Execution:
                 continue
             self.skills.append(op.name)
 
+    def stage(
+        self, stage: Stage, memory: MemoryStore | None, memory_ops: Sequence[MemoryOp], skill_ops: Sequence[SkillOp]
+    ) -> None:
+        if memory_ops and memory is None:
+            self.rejected.append("memory ops: no memory store")
+            memory_ops = ()
+        if not memory_ops and not skill_ops:
+            return
+        try:
+            stage(memory_ops, skill_ops)
+        except DshError as exc:
+            self.failures.append(_reason(f"staging the plan: {exc.message}"))
+            return
+        self.memory_staged = len(memory_ops)
+        self.staged = [op.name for op in skill_ops]
+
 
 def execute_plan(
     plan: ValidPlan,
     *,
     memory: MemoryStore | None,
     library: SkillLibrary | None,
-    stage: StageSkills | None = None,
+    stage: Stage | None = None,
 ) -> PlanReport:
     """Apply ``plan``: memory ops in one batch, skill ops written with origin
-    ``background_review`` — or, with ``stage``, handed to it to wait for
-    approval. A per-op refusal is reported and the rest goes on; an unexpected
-    error stops the execution and is reported with what landed before it."""
+    ``background_review`` — or, with ``stage`` (an interactive host), hand both
+    to it to wait for a person's approval: nothing reaches a prompt unseen. A
+    per-op refusal is reported and the rest goes on; an unexpected error stops
+    the execution and is reported with what landed before it."""
     done = _Execution(rejected=list(plan.rejected))
     error: str | None = None
     try:
-        done.memory(memory, plan.memory_ops)
-        done.skill_ops(library, plan.skill_ops, stage)
+        if stage is not None:
+            done.stage(stage, memory, plan.memory_ops, plan.skill_ops)
+        else:
+            done.memory(memory, plan.memory_ops)
+            done.skill_ops(library, plan.skill_ops)
     except Exception as exc:  # reported in the ledger and the notice, never lost
         error = _reason(f"{type(exc).__name__}: {exc}")
     return PlanReport(
         memory_applied=done.applied,
+        memory_staged=done.memory_staged,
         skills_applied=tuple(done.skills),
         skills_staged=tuple(done.staged),
         rejected=tuple(done.rejected),

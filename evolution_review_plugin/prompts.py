@@ -114,6 +114,19 @@ def _skills(names: Sequence[str]) -> str:
     return ("skills " if len(names) > 1 else "skill ") + ", ".join(names)
 
 
+def _staged(report: PlanReport) -> str:
+    """What waits for approval, and how to see it before it can reach a prompt."""
+    notes = report.memory_staged
+    what = [f"{notes} memory note{'s' if notes != 1 else ''}"] if notes else []
+    if report.skills_staged:
+        what.append(_skills(report.skills_staged))
+    plan = report.plan_id
+    return (
+        f"{' and '.join(what)} staged for your approval — `/evolution show {plan}` shows the full text, "
+        f"`/evolution approve {plan}` applies, `/evolution reject {plan}` discards"
+    )
+
+
 def applied_notice(report: PlanReport) -> str:
     parts = []
     memory = report.memory_applied
@@ -121,12 +134,8 @@ def applied_notice(report: PlanReport) -> str:
         parts.append(f"{memory} memory note{'s' if memory != 1 else ''} saved")
     if report.skills_applied:
         parts.append(_skills(report.skills_applied) + " saved")
-    if report.skills_staged:
-        plan = report.plan_id
-        parts.append(
-            f"{_skills(report.skills_staged)} staged for your approval "
-            f"(`/evolution approve {plan}` applies, `/evolution reject {plan}` discards)"
-        )
+    if report.memory_staged or report.skills_staged:
+        parts.append(_staged(report))
     text = f"💾 Self-improvement review: {'; '.join(parts)}."
     if report.execution_error is not None:
         text += f" (stopped: {report.execution_error})"

@@ -10,7 +10,7 @@ came back. ``reviewTimeoutMs`` is a cancel scope around the run, and a handle
 that has not settled ``SETTLE_GRACE_SECONDS`` after it is abandoned
 (:mod:`.watchdog`); the child is disposed on every exit path (shielded,
 bounded). In an interactive host the plan's skill writes are staged for
-approval (:mod:`.staging`) instead of applied.
+approval (:mod:`.staging`) with its memory notes, instead of applied.
 """
 
 from __future__ import annotations
@@ -23,7 +23,7 @@ import attrs
 import trio
 
 from hookspecs.scrub import scrub_text
-from hookspecs.stores import MemoryStore, SkillLibrary
+from hookspecs.stores import MemoryOp, MemoryStore, SkillLibrary
 from hookspecs.values import (
     AgentOptions,
     CancelToken,
@@ -34,7 +34,7 @@ from hookspecs.values import (
     loads_strict,
 )
 
-from .plan import OUTPUT_SCHEMA, PlanReport, SkillOp, StageSkills, execute_plan, policy_fingerprint, validate_plan
+from .plan import OUTPUT_SCHEMA, PlanReport, SkillOp, Stage, execute_plan, policy_fingerprint, validate_plan
 from .prompts import plan_persona, review_request
 from .signals import ReviewKind, TurnSignals
 from .vocabulary import CHILD_LABEL, REVIEW_ERROR, SKILL_TOOL
@@ -194,16 +194,18 @@ class Reviewer:
             estimated_input_chars=input_chars,
         )
 
-    def _stager(
-        self, agent: Agent, plan_id: str, summary: str, library: SkillLibrary | None
-    ) -> StageSkills | None:
-        """Stage skill writes when a person can approve them (an interactive host)."""
+    def _stager(self, agent: Agent, plan_id: str, summary: str, library: SkillLibrary | None) -> Stage | None:
+        """Stage the plan's memory notes and skill writes when a person can
+        approve them (an interactive host: ``host.headless`` is false, the same
+        test that makes the ``skill`` tool ask); a headless host applies them."""
         staging = self.staging
-        if staging is None or library is None or getattr(self.host, "headless", True):
+        if staging is None or getattr(self.host, "headless", True):
             return None
 
-        def stage(ops: Sequence[SkillOp]) -> None:
-            staging.stage(plan_id, ops, session_id=agent.id, summary=summary, library=library)
+        def stage(memory_ops: Sequence[MemoryOp], skill_ops: Sequence[SkillOp]) -> None:
+            staging.stage(
+                plan_id, skill_ops, memory_ops=memory_ops, session_id=agent.id, summary=summary, library=library
+            )
 
         return stage
 

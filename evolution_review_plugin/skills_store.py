@@ -9,6 +9,7 @@ still change it). Files are 0600 in 0700 directories and replaced atomically.
 
 from __future__ import annotations
 
+import os
 import re
 from collections.abc import Callable, Iterable
 from pathlib import Path
@@ -16,7 +17,10 @@ from typing import Final
 
 from hookspecs.errors import DshError, ToolArgsError
 from hookspecs.fsutil import write_atomic
+from hookspecs.scrub import scrub_secrets
 from hookspecs.stores import SkillInfo
+
+from .nofollow import read_unfollowed, refuse_link
 
 SKILL_FILE: Final = "SKILL.md"
 #: a file of this name in a skill's directory pins the skill
@@ -33,12 +37,18 @@ class FileSkillLibrary:
         content_chars: int,
         protected: Iterable[str] = (),
         on_mutated: Callable[[str, str, str], None] | None = None,
+        warn: Callable[[str], None] = lambda line: None,
     ) -> None:
         self.root = Path(root)
         self.content_chars = content_chars
         self.protected = frozenset(protected)
         #: ``on_mutated(name, action, origin)`` after every successful write
         self.on_mutated = on_mutated
+        #: ``warn(line)`` when ``list`` skips a refused entry (a planted symlink, a FIFO)
+        self.warn = warn
+        self._warned: set[str] = set()
+        #: bound on reading one SKILL.md: the content cap in its widest UTF-8 form
+        self.read_bytes = 4 * content_chars + 4
 
     def _path(self, name: str) -> Path:
         if not isinstance(name, str) or not NAME_PATTERN.match(name):
@@ -48,13 +58,26 @@ class FileSkillLibrary:
         return self.root / name / SKILL_FILE
 
     def exists(self, name: str) -> bool:
-        return self._path(name).is_file()
+        # any entry counts, a planted symlink too: a change must then read it first, and that read refuses it
+        return os.path.lexists(self._path(name))
 
     def is_protected(self, name: str) -> bool:
         return name in self.protected
 
     def is_pinned(self, name: str) -> bool:
-        return (self._path(name).parent / PINNED_MARKER).exists()
+        # any entry named .pinned pins (a dangling symlink too): a pin errs on the side of keeping the skill
+        return os.path.lexists(self._path(name).parent / PINNED_MARKER)
+
+    def _unfollowed(self, name: str) -> Path:
+        """``SKILL.md`` of ``name``, after refusing a symlinked or odd skill directory."""
+        path = self._path(name)
+        refuse_link(path.parent, what=f"skill {name!r}: directory", directory=True)
+        return path
+
+    def _text(self, name: str) -> str | None:
+        """The text of ``name``'s ``SKILL.md`` (None when absent); a symlink, a FIFO,
+        a device or an oversized file is refused in one line, never followed."""
+        return read_unfollowed(self._unfollowed(name), limit=self.read_bytes, what=f"skill {name!r}: {SKILL_FILE}")
 
     def list(self) -> list[SkillInfo]:
         found: list[SkillInfo] = []
@@ -63,27 +86,28 @@ class FileSkillLibrary:
         except FileNotFoundError:
             return []
         for entry in entries:
-            if not NAME_PATTERN.match(entry.name) or not (entry / SKILL_FILE).is_file():
-                continue
+            if not NAME_PATTERN.match(entry.name):
+                continue  # .staged, editor backups...
             try:
-                text = (entry / SKILL_FILE).read_text(encoding="utf-8")
-            except (OSError, UnicodeDecodeError):
+                text = self._text(entry.name)
+            except DshError as exc:
+                self._warn(exc.message)
                 continue
+            if text is None:
+                continue  # a directory without a skill yet
             found.append(
                 SkillInfo(name=entry.name, description=describe(text), chars=len(text), protected=self.is_protected(entry.name))
             )
         return found
 
     def read(self, name: str) -> str:
-        path = self._path(name)
-        try:
-            return path.read_text(encoding="utf-8")
-        except FileNotFoundError:
-            raise ToolArgsError(f"there is no skill {name!r}; `list` shows the existing ones") from None
-        except (OSError, UnicodeDecodeError) as exc:
-            raise DshError(f"skill {name!r}: cannot read {SKILL_FILE}: {exc}", code="SKILL_UNREADABLE") from exc
+        text = self._text(name)
+        if text is None:
+            raise ToolArgsError(f"there is no skill {name!r}; `list` shows the existing ones")
+        return text
 
     def write(self, name: str, content: str, *, origin: str) -> None:
+        content = scrub_secrets(content) if isinstance(content, str) else content
         path = self._writable(name, content)
         action = "patch" if path.is_file() else "create"
         self._store(path, content)
@@ -91,6 +115,8 @@ class FileSkillLibrary:
 
     def patch(self, name: str, old: str, new: str, *, origin: str) -> None:
         current = self.read(name)
+        # skill bodies are stored and later sent to models: no credential is kept in them
+        old, new = scrub_secrets(old), scrub_secrets(new)
         if not old:
             raise ToolArgsError("patch needs a non-empty old text")
         count = current.count(old)
@@ -104,7 +130,9 @@ class FileSkillLibrary:
         self._mutated(name, "patch", origin)
 
     def _writable(self, name: str, content: str) -> Path:
-        path = self._path(name)
+        path = self._unfollowed(name)
+        # replaced, never written through (write_atomic renames over the entry): a planted one is refused
+        refuse_link(path, what=f"skill {name!r}: {SKILL_FILE}")
         if self.is_protected(name):
             raise ToolArgsError(f"skill {name!r} is protected; it cannot be changed")
         if not isinstance(content, str) or not content.strip():
@@ -120,6 +148,11 @@ class FileSkillLibrary:
             write_atomic(path, content if content.endswith("\n") else content + "\n")
         except OSError as exc:
             raise DshError(f"{path}: cannot write the skill: {exc}", code="SKILL_WRITE") from exc
+
+    def _warn(self, line: str) -> None:
+        if line not in self._warned:  # once per entry and reason: list runs often
+            self._warned.add(line)
+            self.warn(line)
 
     def _mutated(self, name: str, action: str, origin: str) -> None:
         if self.on_mutated is not None:

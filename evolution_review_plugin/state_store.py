@@ -8,14 +8,18 @@ from __future__ import annotations
 
 import json
 import logging
+import os
 from pathlib import Path
 from typing import Any
 
 from hookspecs.errors import DshError
-from hookspecs.fsutil import write_atomic
+from hookspecs.fsutil import read_regular_text, write_atomic
 
 from .signals import Counters
 from .vocabulary import REVIEW_STATE_SESSION_CAP
+
+#: bound on the state file (500 sessions take ~50 KB); a larger one is refused, not read into memory
+STATE_FILE_BYTES = 4 << 20
 
 
 class ReviewStateStore:
@@ -27,9 +31,13 @@ class ReviewStateStore:
 
     def _load(self) -> dict[str, dict[str, int]]:
         if self._sessions is None:
-            self._sessions, problem = _read(self.path)
+            try:
+                self._sessions, problem = _read(self.path)
+            except DshError as exc:
+                # a bad file starts empty: the windows only delay a review, losing them loses nothing else
+                self._sessions, problem = {}, f"{exc.message}; starting with empty review windows"
             if problem:
-                self.logger.warning("evolution-review: %s: %s", self.path, problem)
+                self.logger.warning("evolution-review: %s", problem)
         return self._sessions
 
     def load(self, session_id: str) -> Counters:
@@ -59,19 +67,38 @@ class ReviewStateStore:
             raise DshError(f"{self.path}: cannot save the review state: {exc}", code="REVIEW_STATE_WRITE") from exc
 
 
-def _read(path: Path) -> tuple[dict[str, dict[str, int]], str]:
-    """The stored sessions and what was wrong with the file ("" when nothing).
-    A bad file starts empty: the windows only delay a review, losing them loses
-    nothing else."""
+def read_state(path: Path) -> Any:
+    """The state file's JSON value (None when there is no file yet).
+
+    Raises ``DshError`` (``REVIEW_STATE_UNREADABLE``), one line naming the file,
+    when it cannot be read safely: not a regular file (a FIFO would hang the
+    read), over :data:`STATE_FILE_BYTES`, not UTF-8, not JSON, or nested so
+    deeply that the parser would overflow the stack.
+    """
+    if not os.path.lexists(path):
+        return None
     try:
-        data: Any = json.loads(path.read_text(encoding="utf-8"))
-    except FileNotFoundError:
+        text = read_regular_text(path, limit=STATE_FILE_BYTES, what="review state")
+    except DshError as exc:
+        raise DshError(exc.message, code="REVIEW_STATE_UNREADABLE") from None
+    try:
+        return json.loads(text)
+    except RecursionError:
+        # json's C scanner recurses per nesting level; a hand-made file can exhaust the stack
+        raise DshError(f"review state {path}: nested too deeply to be a review state", code="REVIEW_STATE_UNREADABLE") from None
+    except ValueError as exc:
+        raise DshError(f"review state {path}: not JSON ({str(exc)[:200]})", code="REVIEW_STATE_UNREADABLE") from None
+
+
+def _read(path: Path) -> tuple[dict[str, dict[str, int]], str]:
+    """The stored sessions and what was wrong with the file ("" when nothing);
+    raises ``DshError`` when the file cannot be read at all (:func:`read_state`)."""
+    data = read_state(path)
+    if data is None:
         return {}, ""
-    except (OSError, ValueError) as exc:
-        return {}, f"unreadable ({type(exc).__name__}: {str(exc)[:200]}); starting with empty review windows"
     sessions = data.get("sessions") if isinstance(data, dict) else None
     if not isinstance(sessions, dict):
-        return {}, "field 'sessions' is not a mapping; starting with empty review windows"
+        return {}, f"{path}: field 'sessions' is not a mapping; starting with empty review windows"
     keys = ("turnsSinceMemory", "turnsSinceSkill", "lastTurn")
     kept = {
         sid: {k: int(entry[k]) for k in keys}
@@ -79,4 +106,4 @@ def _read(path: Path) -> tuple[dict[str, dict[str, int]], str]:
         if isinstance(entry, dict) and all(isinstance(entry.get(k), int) and not isinstance(entry.get(k), bool) for k in keys)
     }
     dropped = len(sessions) - len(kept)
-    return kept, f"{dropped} malformed session entr{'y' if dropped == 1 else 'ies'} ignored" if dropped else ""
+    return kept, f"{path}: {dropped} malformed session entr{'y' if dropped == 1 else 'ies'} ignored" if dropped else ""

@@ -58,6 +58,11 @@ def needs_approval(name: str, arguments: Any) -> bool:
     return name == SKILL_TOOL and isinstance(arguments, Mapping) and arguments.get("action") in WRITE_ACTIONS
 
 
+def remembers(name: str, arguments: Any) -> bool:
+    """A ``memory`` call: every action changes what later prompts carry."""
+    return name == MEMORY_TOOL and isinstance(arguments, Mapping)
+
+
 def _text(args: Mapping[str, Any], key: str) -> str:
     value = args.get(key)
     if not isinstance(value, str) or not value:

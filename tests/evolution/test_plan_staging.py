@@ -1,5 +1,5 @@
-"""Approval-staged plan writes: in an interactive host a review plan's skill
-writes wait under ``skills/.staged/<planId>/`` until the user runs
+"""Approval-staged plan writes: in an interactive host a review plan's memory
+notes and skill writes wait under ``skills/.staged/<planId>/`` until the user runs
 ``/evolution approve`` (or ``reject``); headless hosts apply them directly.
 Real host (interactive), real files, and one real ``harness run`` process."""
 
@@ -16,6 +16,7 @@ import pytest
 
 from evolution_review_plugin.plan import SkillOp
 from evolution_review_plugin.skills_store import FileSkillLibrary
+from evolution_review_plugin.staged_command import staged_verb
 from evolution_review_plugin.staging import SkillStaging
 from evolution_review_plugin.vocabulary import PLAN_APPLIED, SKILL_MUTATED
 from harness.cli.run import drain
@@ -41,13 +42,14 @@ async def command(host: Any, agent: Any, line: str) -> tuple[str, str]:
     return result.kind, result.text
 
 
-async def test_an_interactive_host_stages_skill_writes_until_approved(dsh_home: Path, dsh_workspace: Path) -> None:
+async def test_an_interactive_host_stages_plan_writes_until_approved(dsh_home: Path, dsh_workspace: Path) -> None:
     async with interactive(dsh_home, dsh_workspace, plan_script(PLAN)) as (host, agent, recorder):
         [applied] = recorder.named(PLAN_APPLIED)
         plan_id = applied["planId"]
-        assert (applied["skillApplied"], applied["skillStaged"], applied["memoryApplied"]) == ([], ["make-check"], 1)
-        # memory notes are not staged; the skill waits
-        assert (dsh_home / "memory" / "USER.md").read_text() == "Prefers answers in French.\n"
+        assert (applied["skillApplied"], applied["skillStaged"]) == ([], ["make-check"])
+        assert (applied["memoryApplied"], applied["memoryStaged"]) == (0, 1)
+        # the memory note waits with the skill
+        assert not (dsh_home / "memory" / "USER.md").exists()
         skill = dsh_home / "skills" / "make-check" / "SKILL.md"
         assert not skill.exists()
         staged = dsh_home / "skills" / ".staged" / plan_id / "plan.json"
@@ -55,28 +57,35 @@ async def test_an_interactive_host_stages_skill_writes_until_approved(dsh_home: 
         assert oct(staged.stat().st_mode & 0o777) == "0o600"
         assert {oct(d.stat().st_mode & 0o777) for d in (staged.parent, staged.parent.parent)} == {"0o700"}
         [notice] = reviews(agent)
-        assert f"skill make-check staged for your approval (`/evolution approve {plan_id}`" in notice
+        assert f"1 memory note and skill make-check staged for your approval — `/evolution show {plan_id}`" in notice
         assert recorder.named(SKILL_MUTATED) == []
 
         kind, listing = await command(host, agent, "/evolution staged")
-        assert kind == "success" and f"- {plan_id}: skill make-check (write) — Kept a preference" in listing
+        assert kind == "success"
+        assert f"- {plan_id}: memory note (add, USER.md), skill make-check (write) — Kept a preference" in listing
         kind, shown = await command(host, agent, f"/evolution show {plan_id}")
         assert kind == "success" and "Run `make check` before a commit." in shown
+        assert "--- memory note 1: add in USER.md ---\nPrefers answers in French." in shown
 
         kind, text = await command(host, agent, f"/evolution approve {plan_id}")
-        assert (kind, text) == ("success", f"Plan {plan_id} approved: skill make-check saved.")
+        assert (kind, text) == ("success", f"Plan {plan_id} approved: 1 memory note saved, skill make-check saved.")
+        assert (dsh_home / "memory" / "USER.md").read_text() == "Prefers answers in French.\n"
         assert "Run `make check` before a commit." in skill.read_text()
         assert recorder.named(SKILL_MUTATED) == [{"name": "make-check", "action": "create", "origin": "background_review"}]
         assert not staged.parent.exists()
-        assert await command(host, agent, "/evolution staged") == ("success", "No staged skill changes.")
+        assert await command(host, agent, "/evolution staged") == ("success", "No staged changes.")
 
 
 async def test_a_rejected_plan_writes_nothing(dsh_home: Path, dsh_workspace: Path) -> None:
     async with interactive(dsh_home, dsh_workspace, plan_script(PLAN)) as (host, agent, recorder):
         plan_id = recorder.named(PLAN_APPLIED)[0]["planId"]
         kind, text = await command(host, agent, f"/evolution reject {plan_id}")
-        assert (kind, text) == ("success", f"Plan {plan_id} rejected: skill make-check (write) discarded.")
+        assert (kind, text) == (
+            "success",
+            f"Plan {plan_id} rejected: memory note (add, USER.md), skill make-check (write) discarded.",
+        )
         assert not (dsh_home / "skills" / "make-check").exists()
+        assert not (dsh_home / "memory" / "USER.md").exists()
         assert not (dsh_home / "skills" / ".staged" / plan_id).exists()
         assert await command(host, agent, f"/evolution approve {plan_id}") == (
             "error",
@@ -160,3 +169,23 @@ def test_the_staging_area_lists_plans_oldest_first_and_skips_what_it_cannot_read
         staging.stage("00000000000a", [op], session_id="s", summary="", library=library)
     with pytest.raises(DshError, match="0000000000ee.*unreadable staged plan"):
         staging.get("0000000000ee")
+
+
+async def test_approving_a_plan_never_overwrites_a_pinned_skill(tmp_path: Path) -> None:
+    library = FileSkillLibrary(tmp_path / "skills", content_chars=100_000)
+    library.write("deploy", "# deploy\n\nPush to staging first.\n", origin="tool")
+    staging = SkillStaging(tmp_path / "skills" / ".staged")
+    ops = [
+        SkillOp(action="write", name="deploy", content="# deploy\n\nPush to prod.\n"),
+        SkillOp(action="write", name="notes", content="# notes\n"),
+    ]
+    staging.stage("0123456789ab", ops, session_id="s1", summary="", library=library)
+    (tmp_path / "skills" / "deploy" / ".pinned").write_text("")  # pinned while the plan waited
+    result = await staged_verb(["approve", "0123456789ab"], lambda: staging, lambda: library)
+    assert (result.kind, result.text) == (
+        "success",
+        "Plan 0123456789ab approved: skill notes saved; not applied: skill 'deploy' is pinned (its directory has a "
+        ".pinned file): the self-improvement review may not change it.",
+    )
+    assert library.read("deploy") == "# deploy\n\nPush to staging first.\n"
+    assert library.read("notes") == "# notes\n"
