@@ -6,11 +6,9 @@ Those files end up in prompts sent to a model, so a symlink
 elsewhere, ``MEMORY.md -> /dev/zero``) must be refused, not read through or
 written through, and a FIFO must not hang the host. Each check is an
 ``lstat`` of the entry itself; the read is :func:`hookspecs.fsutil.read_regular_text`
-(non-blocking open, regular files only, bounded by bytes read), so a special
-file swapped in after the check is still refused by its ``fstat``. What this
-does not close: a regular file replaced by a symlink between the ``lstat`` and
-the open is followed once — a race only someone already able to write these
-folders can run, who could write the files themselves.
+with ``follow_symlinks=False`` (``O_NOFOLLOW``, non-blocking open, regular files
+only, bounded by bytes read), so a symlink or special file swapped in after the
+check is still refused at the open or by its ``fstat``.
 """
 
 from __future__ import annotations
@@ -54,9 +52,9 @@ def read_unfollowed(path: Path, *, limit: int, what: str) -> str | None:
     refused here; a FIFO or device by ``read_regular_text`` (at once, without
     blocking); more than ``limit`` bytes too. Each refusal is one
     :class:`InputFileError` line."""
-    info = _lstat(path)
-    if info is None:
-        return None
-    if stat.S_ISLNK(info.st_mode):
-        raise _link(path, what)
-    return read_regular_text(path, limit=limit, what=what)
+    try:
+        return read_regular_text(path, limit=limit, what=what, follow_symlinks=False)
+    except InputFileError:
+        if _lstat(path) is None:  # "no such file" is an answer here, not an error
+            return None
+        raise

@@ -137,7 +137,7 @@ def append_line(path: Path, line: str, *, mode: int = FILE_MODE) -> None:
         os.close(fd)
 
 
-def read_regular_bytes(path: Path, *, limit: int, what: str = "file") -> bytes:
+def read_regular_bytes(path: Path, *, limit: int, what: str = "file", follow_symlinks: bool = True) -> bytes:
     """The bytes of ``path``, which must be a regular file of at most ``limit`` bytes.
 
     Special files are refused at once with :class:`InputFileError`: the file is
@@ -147,15 +147,23 @@ def read_regular_bytes(path: Path, *, limit: int, what: str = "file") -> bytes:
     bound counts bytes actually read, not ``st_size`` (which a growing file or a
     procfs entry misreports): reading stops at ``limit + 1`` bytes and refuses.
     ``what`` names the file's role in the one-line message ("profile", "transcript").
+    ``follow_symlinks=False`` refuses a symlink as the last component (``O_NOFOLLOW``,
+    so there is no window between a check and the open) for folders where a planted
+    link must not redirect a read.
     """
     path = Path(path)
+    flags = os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0)
+    if not follow_symlinks:
+        flags |= os.O_NOFOLLOW
     try:
-        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0))
+        fd = os.open(path, flags)
     except FileNotFoundError:
         raise InputFileError(f"{what} {path}: no such file") from None
     except IsADirectoryError:
         raise InputFileError(f"{what} {path}: is a directory, not a file") from None
     except OSError as exc:
+        if exc.errno == errno.ELOOP and not follow_symlinks:
+            raise InputFileError(f"{what} {path}: is a symbolic link; refused (it is not followed)") from None
         raise InputFileError(f"{what} {path}: cannot open ({exc.strerror or exc})") from None
     try:
         info = os.fstat(fd)
@@ -180,10 +188,10 @@ def read_regular_bytes(path: Path, *, limit: int, what: str = "file") -> bytes:
         os.close(fd)
 
 
-def read_regular_text(path: Path, *, limit: int, what: str = "file") -> str:
+def read_regular_text(path: Path, *, limit: int, what: str = "file", follow_symlinks: bool = True) -> str:
     """:func:`read_regular_bytes` decoded as UTF-8; bytes that do not decode are an
     :class:`InputFileError` naming the byte offset, not a ``UnicodeDecodeError``."""
-    data = read_regular_bytes(path, limit=limit, what=what)
+    data = read_regular_bytes(path, limit=limit, what=what, follow_symlinks=follow_symlinks)
     try:
         return data.decode("utf-8")
     except UnicodeDecodeError as exc:

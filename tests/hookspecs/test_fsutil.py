@@ -176,3 +176,16 @@ def test_read_regular_bounds_by_bytes_read(tmp_path: Path) -> None:
         read_regular_bytes(tmp_path / "missing", limit=10)
     with pytest.raises(InputFileError, match="directory"):
         read_regular_bytes(tmp_path, limit=10)
+
+
+def test_read_regular_can_refuse_a_symlink_at_the_open(tmp_path: Path) -> None:
+    from hookspecs.errors import InputFileError
+    from hookspecs.fsutil import read_regular_text
+
+    target = tmp_path / "id_rsa"
+    target.write_text("KEY")
+    link = tmp_path / "SKILL.md"
+    link.symlink_to(target)
+    assert read_regular_text(link, limit=10) == "KEY"
+    with pytest.raises(InputFileError, match="SKILL.md: is a symbolic link; refused"):
+        read_regular_text(link, limit=10, follow_symlinks=False)
