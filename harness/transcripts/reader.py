@@ -9,6 +9,8 @@ from typing import Any
 
 import attrs
 
+from hookspecs.errors import InputFileError
+from hookspecs.fsutil import read_regular_bytes
 from hookspecs.scrub import scrub_text
 
 from . import claude_code, codex
@@ -105,13 +107,16 @@ def import_source(
 
 
 def read_bytes(path: Path, label: str) -> bytes:
+    """The transcript's bytes. A FIFO, a device or a directory is refused at once
+    (opened non-blocking, judged by ``fstat`` of what was opened), and the bound
+    counts bytes actually read: ``st_size`` is 0 for ``/dev/zero``."""
     try:
-        size = path.stat().st_size
-        if size > MAX_BYTES:
-            raise TranscriptError(f"{label}: {size} bytes is more than the {MAX_BYTES} a transcript may have")
-        return path.read_bytes()
-    except OSError as exc:
-        raise TranscriptError(f"{label}: cannot read the transcript: {exc.strerror or exc}") from None
+        return read_regular_bytes(path, limit=MAX_BYTES, what="transcript")
+    except InputFileError as exc:
+        # the message names the file as the other transcript errors do (its label)
+        raise TranscriptError(exc.message.replace(str(path), label, 1)) from None
+    except ValueError:  # a NUL in the path
+        raise TranscriptError(f"transcript {label}: not a valid path") from None
 
 
 def frame(raw: bytes, label: str) -> list[tuple[int, dict[str, Any]]]:

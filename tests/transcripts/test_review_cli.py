@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 from pathlib import Path
 
 from ..harness.openai.server import ScriptedServer
@@ -127,3 +128,17 @@ async def test_a_profile_without_shadow_mind_writes_nothing(tmp_path: Path) -> N
         "harness shadow review: the profile does not load Shadow Mind: add '- bundle: shadow-mind' to it\n"
     )
     assert not (home / "sessions").exists() or not any((home / "sessions").iterdir())
+
+
+async def test_a_fifo_or_dev_zero_transcript_is_refused_at_once(tmp_path: Path, server: ScriptedServer) -> None:
+    """A FIFO with no writer must not hang the open; /dev/zero (st_size 0) must not be read to MemoryError."""
+    home, profile = make_home(tmp_path, server.base_url)
+    fifo = tmp_path / "fifo.jsonl"
+    os.mkfifo(fifo)
+    zero = tmp_path / "zero.jsonl"
+    zero.symlink_to("/dev/zero")
+    for path, kind in ((fifo, "a FIFO"), (zero, "a character device")):
+        run = await harness("shadow", "review", str(path), "--profile", str(profile), home=home)
+        assert run.returncode == 2 and run.stdout == b""
+        assert run.stderr.decode() == f"harness shadow review: transcript {path.name}: {kind}, not a regular file\n"
+    assert not server.requests and not (home / "sessions").exists()
