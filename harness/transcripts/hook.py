@@ -45,6 +45,7 @@ from .governed import review_governed
 from .reader import read_source
 from .record import ImportRecord, load_json, save_json
 from .review import ReviewOutcome, run_trio
+from .workspace import choose_workspace
 
 AGENTS = {"claude-code": "claude-code", "codex": "codex"}
 STATE_DIR = "imports/hooks"
@@ -178,6 +179,10 @@ def decide(args: argparse.Namespace, hook: dict[str, Any], home: Path) -> tuple[
         return {}, {"last_skip": "unchanged"}
     composed = load_profile(args, home)
     rows = composed.rows if composed else ()
+    # the agent's own cwd for this session, never the one the transcript records
+    workspace = choose_workspace(
+        hook.get("cwd"), dsh_home=home, missing="the hook input names no cwd", relative_ok=False
+    )
 
     def keep(record: ImportRecord | None) -> None:
         # saved at once: the session already holds what the record says, even
@@ -191,6 +196,7 @@ def decide(args: argparse.Namespace, hook: dict[str, Any], home: Path) -> tuple[
             rows=rows,
             record=ImportRecord.from_json(state.get("import")),
             keep=keep,
+            workspace=workspace,
             format=AGENTS[args.agent],  # type: ignore[arg-type]
             bound_seconds=args.timeout,
         )
@@ -203,6 +209,7 @@ def decide(args: argparse.Namespace, hook: dict[str, Any], home: Path) -> tuple[
         "last_review_session": outcome.session_id,
         "restarted": outcome.restarted,
         "imported_lines": [outcome.transcript.first_line, outcome.transcript.lines],
+        "workspace": workspace.to_json(),
     }
     if outcome.phase == "report":
         return {"decision": "block", "reason": feedback(outcome)}, note

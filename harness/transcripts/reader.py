@@ -59,17 +59,27 @@ def read_source(path: Path) -> TranscriptSource:
     return TranscriptSource(path=path, raw=raw, entries=frame(raw, label))
 
 
-def import_transcript(path: Path, *, format: Format | None = None) -> ImportedTranscript:
+def import_transcript(
+    path: Path, *, format: Format | None = None, workspace: str | Path | None = None
+) -> ImportedTranscript:
     """Import a Claude Code or Codex transcript (``format`` None: detected from the first entry).
+
+    Paths under ``workspace`` (an accepted one, :mod:`.workspace`) are written
+    relative; the transcript's own recorded cwd is reported, never used.
 
     Raises :class:`TranscriptError` naming the file and line for an unreadable
     file, a line that is not a JSON object, or a last line cut short.
     """
-    return import_source(read_source(path), format=format)
+    return import_source(read_source(path), format=format, workspace=workspace)
 
 
 def import_source(
-    source: TranscriptSource, *, format: Format | None = None, after_line: int = 0, turns_before: int = 0
+    source: TranscriptSource,
+    *,
+    format: Format | None = None,
+    after_line: int = 0,
+    turns_before: int = 0,
+    workspace: str | Path | None = None,
 ) -> ImportedTranscript:
     """The events of the lines after ``after_line`` (0: all of them).
 
@@ -82,7 +92,7 @@ def import_source(
     parser = codex if chosen == "codex" else claude_code
     source_id, cwd = parser.source_of(entries)
     builder = EventBuilder(
-        cwd=cwd,
+        workspace=str(workspace) if workspace is not None else None,
         source={"kind": "model", "provider": "anthropic" if chosen == "claude-code" else "openai", "model": "unknown"},
         after_line=after_line,
     )

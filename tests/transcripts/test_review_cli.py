@@ -64,19 +64,20 @@ async def test_a_quiet_outcome_exits_zero(tmp_path: Path, server: ScriptedServer
     workspace = tmp_path / "proj"
     workspace.mkdir()
     transcript = claude_transcript(tmp_path, workspace)
-    run = await harness("shadow", "review", str(transcript), "--profile", str(profile), "--json", home=home)
+    cwd = ("--cwd", str(workspace))
+    run = await harness("shadow", "review", str(transcript), "--profile", str(profile), *cwd, "--json", home=home)
     assert run.returncode == 0, run.stderr.decode()
     out = json.loads(run.stdout)
     assert out["outcome"] == "silent" and out["report"] is None and out["refs"] == []
-    # the transcript's recorded directory exists here: the session (and the reviewer's tools) work in it
+    # the reviewer's tools work in the directory --cwd names; the session keeps none
     log = home / "sessions" / out["session_id"] / "session.jsonl"
     header = json.loads(log.read_text().splitlines()[0])
-    assert header["cwd"] == str(workspace)
-    assert f"Working directory: {workspace}" in json.dumps(server.requests[0].json())
+    assert header.get("cwd") is None
+    assert f"Working directory: {workspace.resolve()}" in json.dumps(server.requests[0].json())
     # the agent worked on: a second review appends only the new lines to the same session
     grow(transcript)
     server.add(structured({"status": "silent", "content": ""}))
-    again = await harness("shadow", "review", str(transcript), "--profile", str(profile), "--json", home=home)
+    again = await harness("shadow", "review", str(transcript), "--profile", str(profile), *cwd, "--json", home=home)
     assert again.returncode == 0, again.stderr.decode()
     second = json.loads(again.stdout)
     assert second["session_id"] == out["session_id"] and second["restarted"] is None
