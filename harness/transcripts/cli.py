@@ -21,6 +21,7 @@ from __future__ import annotations
 import argparse
 import hashlib
 import json
+import math
 import os
 import sys
 from collections.abc import Sequence
@@ -46,11 +47,24 @@ DEFAULT_TIMEOUT = 600.0
 RECORDS_DIR = "imports/reviews"
 
 
+def positive_seconds(text: str) -> float:
+    """``--timeout``: a finite number of seconds above 0 (``nan``, ``inf`` and ``-1`` are refused)."""
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a number of seconds") from None
+    if not math.isfinite(value) or value <= 0:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a finite number of seconds above 0")
+    return value
+
+
 def add_review_arguments(parser: argparse.ArgumentParser) -> None:
     add_profile_arguments(parser)
     parser.add_argument("--definition", metavar="NAME", help="the Shadow definition id (default: the default Shadow)")
     parser.add_argument("--format", choices=("claude-code", "codex"), help="the transcript format (default: detected)")
-    parser.add_argument("--timeout", type=float, default=DEFAULT_TIMEOUT, metavar="S", help="bound on the whole review")
+    parser.add_argument(
+        "--timeout", type=positive_seconds, default=DEFAULT_TIMEOUT, metavar="S", help="bound on the whole review"
+    )
     parser.add_argument("--json", action="store_true", help="one JSON document")
 
 

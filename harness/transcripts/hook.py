@@ -29,7 +29,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import math
 import re
 import sys
 from collections.abc import Sequence
@@ -41,6 +40,7 @@ from harness.cli.render import visible
 from hookspecs.errors import DshError
 from hookspecs.scrub import scrub_text
 
+from .cli import positive_seconds
 from .governed import review_governed
 from .reader import read_source
 from .record import ImportRecord, load_json, save_json
@@ -78,17 +78,6 @@ class _Parser(argparse.ArgumentParser):
 
     def error(self, message: str) -> NoReturn:
         raise HookUsageError(f"{message} (usage: {PROG} claude-code|codex [--profile P] [--timeout S])")
-
-
-def positive_seconds(text: str) -> float:
-    """``--timeout``: a finite number of seconds above 0 (``nan``, ``inf`` and ``-1`` are refused)."""
-    try:
-        value = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a number of seconds") from None
-    if not math.isfinite(value) or value <= 0:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a finite number of seconds above 0")
-    return value
 
 
 def hook_parser() -> argparse.ArgumentParser:

@@ -5,12 +5,16 @@ Exit 2 would make Claude Code block the stop and feed the text to the model."""
 
 from __future__ import annotations
 
+import io
 import json
 import os
 import subprocess
+import sys
 from pathlib import Path
 
 import pytest
+
+from harness.transcripts import hook
 
 from ..harness.openai.server import ScriptedServer
 from .reviewer import claude_transcript, harness, make_home
@@ -87,3 +91,18 @@ async def test_a_transcript_linked_to_dev_zero_fails_at_once(tmp_path: Path, ser
     link.symlink_to("/dev/zero")  # st_size 0, endless bytes
     run = await harness("shadow", "hook", "claude-code", "--profile", str(profile), home=home, stdin=_hook_input(link))
     assert_non_blocking_failure(run, says="character device")
+
+
+def test_an_internal_error_is_one_line_and_never_blocks(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    def broken(*_: object) -> None:
+        raise RuntimeError("boom\nTraceback-looking second line")
+
+    monkeypatch.setattr(hook, "decide", broken)
+    monkeypatch.setenv("DSH_HOME", str(tmp_path / "home"))
+    monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO(_hook_input(tmp_path / "t.jsonl"))))
+    assert hook.hook_main(["claude-code"]) == 0
+    out, err = capsys.readouterr()
+    assert json.loads(out) == {}
+    assert err == "harness shadow hook: internal error: RuntimeError: boom Traceback-looking second line\n"

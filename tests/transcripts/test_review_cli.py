@@ -143,3 +143,14 @@ async def test_a_fifo_or_dev_zero_transcript_is_refused_at_once(tmp_path: Path, 
         assert run.returncode == 2 and run.stdout == b""
         assert run.stderr.decode() == f"harness shadow review: transcript {path.name}: {kind}, not a regular file\n"
     assert not server.requests and not (home / "sessions").exists()
+
+
+async def test_a_timeout_that_is_not_finite_and_positive_is_a_usage_error(
+    tmp_path: Path, server: ScriptedServer
+) -> None:
+    home, profile = make_home(tmp_path, server.base_url)
+    transcript = claude_transcript(tmp_path)
+    run = await harness("shadow", "review", str(transcript), "--profile", str(profile), "--timeout", "nan", home=home)
+    assert run.returncode == 2 and "Traceback" not in run.stderr.decode()
+    assert "--timeout: 'nan' is not a finite number of seconds above 0" in run.stderr.decode()
+    assert not server.requests
