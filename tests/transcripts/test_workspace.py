@@ -19,6 +19,7 @@ from harness.transcripts import import_transcript
 from harness.transcripts.hook import state_path
 from harness.transcripts.reader import read_source
 from harness.transcripts.session import write_offline
+from harness.transcripts.workspace import choose_workspace
 
 from ..harness.openai import shapes
 from ..harness.openai.server import Reply, ScriptedServer
@@ -187,3 +188,55 @@ def test_a_session_whose_header_names_the_transcripts_cwd_is_not_continued(tmp_p
     again = write_offline(read_source(transcript), home, record=first.record, format=None)
     assert again.created and again.session_id != first.session_id
     assert again.restarted is not None and "earlier version" in again.restarted
+
+
+async def test_the_hook_gives_file_tools_in_the_agents_own_cwd(tmp_path: Path, server: ScriptedServer) -> None:
+    home, profile = make_home(tmp_path, server.base_url)
+    project = tmp_path / "proj"
+    project.mkdir()
+    transcript = transcript_with_cwd(tmp_path, "/")
+    server.add(structured({"status": "silent", "content": ""}))
+    stdin = _hook_stdin(transcript, str(project))
+    run = await harness("shadow", "hook", "claude-code", "--profile", str(profile), home=home, stdin=stdin)
+    assert run.returncode == 0 and json.loads(run.stdout) == {}, run.stderr.decode()
+    assert FILE_TOOLS <= offered(server.requests[0])
+    state = json.loads(state_path(home, "claude-code", "cc-1").read_text())
+    assert state["workspace"] == {"path": str(project.resolve()), "refused": None}
+
+
+@pytest.mark.parametrize(
+    ("asked", "relative_ok", "why"),
+    [
+        ("{tmp}/me", True, "your home directory"),
+        ("{tmp}", True, "it holds your home directory"),
+        ("{tmp}/dsh/sessions", True, "inside DSH_HOME"),
+        ("{tmp}/link-into-dsh", True, "inside DSH_HOME"),  # judged by where the symlink leads
+        ("{tmp}/me/proj/file.txt", True, "not a directory"),
+        ("{tmp}/missing", True, "no such directory"),
+        ("proj", False, "not an absolute path"),
+        ("/", True, "the filesystem root"),
+    ],
+)
+def test_choose_workspace_refuses_what_is_too_wide_or_not_a_directory(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, asked: str, relative_ok: bool, why: str
+) -> None:
+    me = tmp_path / "me"
+    (me / "proj").mkdir(parents=True)
+    (me / "proj" / "file.txt").write_text("x")
+    dsh = tmp_path / "dsh"
+    (dsh / "sessions").mkdir(parents=True)
+    (tmp_path / "link-into-dsh").symlink_to(dsh / "sessions")
+    monkeypatch.setenv("HOME", str(me))
+    chosen = choose_workspace(asked.format(tmp=tmp_path), dsh_home=dsh, missing="-", relative_ok=relative_ok)
+    assert chosen.path is None and chosen.refused is not None and why in chosen.refused
+    assert chosen.note == f"reviewed without file tools: {chosen.refused}"
+
+
+def test_choose_workspace_accepts_a_project_and_says_nothing(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    (tmp_path / "me" / "proj").mkdir(parents=True)
+    monkeypatch.setenv("HOME", str(tmp_path / "me"))
+    chosen = choose_workspace(str(tmp_path / "me" / "proj"), dsh_home=tmp_path / "dsh", missing="-", relative_ok=False)
+    assert chosen.path == (tmp_path / "me" / "proj").resolve() and chosen.note is None
+    assert choose_workspace(None, dsh_home=tmp_path, missing="no cwd given", relative_ok=False).refused == (
+        "no workspace (no cwd given)"
+    )
