@@ -34,6 +34,8 @@ from hookspecs.values.settings import SettingsSpec
 from shadow_mind_plugin.definitions.holdout_keys import load_holdout_document
 from shadow_mind_plugin.definitions.parse import parse_definition
 
+from .fuzz_targets_evolution import TARGETS as EVOLUTION_TARGETS
+from .fuzz_targets_hook import HOOK_TARGETS
 from .harness.test_settings import LoopSettings
 
 # --- strategies -----------------------------------------------------------------------------
@@ -199,5 +201,6 @@ TARGETS: dict[str, tuple[st.SearchStrategy[Any], Callable[[Any], None]]] = {
     "definition_text": (any_text, definition_text),
     "holdout_sidecar": (file_bytes, holdout_sidecar),
     "script_text": (any_text, script_text),
+    **EVOLUTION_TARGETS,
+    **HOOK_TARGETS,
 }
-TARGETS.update(__import__(f"{__package__}.fuzz_targets_evolution", fromlist=["TARGETS"]).TARGETS)  # evolution-review: state, memory, skills, staged plans

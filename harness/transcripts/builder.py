@@ -3,19 +3,21 @@
 The format parsers call :class:`EventBuilder` with one entry at a time; it
 opens and closes turns and steps, answers every call exactly once (an error
 result for a call the transcript never answered, as crash repair does) and
-cleans every text it records: control characters made visible, the working
-directory written relative, secrets and other absolute paths scrubbed, sizes
-bounded.
+cleans every text it records: control characters made visible, paths under
+the accepted workspace written relative, credentials scrubbed, sizes bounded.
+Other paths are kept as they are: they are the person's own, and the reviewer
+needs them to follow what the agent did.
 """
 
 from __future__ import annotations
 
 import json
+import re
 from collections import Counter
 from typing import Any
 
 from harness.cli.render import visible
-from hookspecs.scrub import scrub_text
+from hookspecs.scrub import scrub_secrets
 from hookspecs.values import EventTypes, TextBlock, ToolCallBlock, ToolResultBlock
 from hookspecs.values.messages import ContentBlock, Message, message_to_json, new_message_id
 
@@ -23,6 +25,11 @@ from .model import SOURCE_LINE_KEY, ImportedEvent
 
 #: characters kept of one text block, one argument text or one result
 TEXT_LIMIT = 20_000
+#: characters kept of an error result's first line (its ``error.message``)
+ERROR_LIMIT = 200
+#: what may not come right before a path rewritten relative: another path or
+#: URL character (``https://h/w/p/x`` and ``/x/w/p/y`` are not under ``/w/p``)
+_PATH_BEFORE = r"(?<![\w.~/:@%+-])"
 UNANSWERED_CODE = "RESULT_NOT_RECORDED"
 UNANSWERED_TEXT = "The transcript records no result for this tool call; the call may have had effects."
 #: the history events a compaction summary stands in for
@@ -32,8 +39,10 @@ HISTORY_TYPES = frozenset({EventTypes.USER_MESSAGE, EventTypes.ASSISTANT_MESSAGE
 class EventBuilder:
     """Accumulates events; :meth:`finish` closes what is still open."""
 
-    def __init__(self, *, cwd: str | None, source: dict[str, Any], after_line: int = 0) -> None:
-        self.cwd = cwd
+    def __init__(self, *, source: dict[str, Any], after_line: int = 0, workspace: str | None = None) -> None:
+        #: paths under the accepted workspace are written relative; never the
+        #: transcript's recorded cwd, which whoever wrote the file chose
+        self._under_workspace = under_workspace(workspace)
         #: lines up to here were imported before: they are replayed (so call ids,
         #: the model and the turn structure are known) but emit nothing
         self.after_line = after_line
@@ -52,9 +61,9 @@ class EventBuilder:
     # --- cleaning -----------------------------------------------------------------
 
     def clean(self, text: str) -> str:
-        if self.cwd:
-            text = text.replace(self.cwd.rstrip("/") + "/", "")
-        return scrub_text(visible(text), limit=TEXT_LIMIT)
+        if self._under_workspace is not None:
+            text = self._under_workspace.sub("", text)
+        return bound(scrub_secrets(visible(text)), TEXT_LIMIT)
 
     # --- entries ------------------------------------------------------------------
 
@@ -160,7 +169,7 @@ class EventBuilder:
         if is_error:
             data["error"] = {
                 "code": code or "TOOL_FAILED",
-                "message": scrub_text(text.splitlines()[0] if text else name, limit=200),
+                "message": bound(text.splitlines()[0] if text else name, ERROR_LIMIT),  # text is clean already
             }
         self._emit(EventTypes.TOOL_RESULT, data, line)
 
@@ -174,6 +183,22 @@ class EventBuilder:
         self._emit(EventTypes.STEP_END, self._where(), line)
         self._emit(EventTypes.TURN_END, {"turn": self._turn, "reason": {"kind": "completed"}}, line)
         self._step = None
+
+
+def under_workspace(workspace: str | None) -> re.Pattern[str] | None:
+    """The prefix ``<workspace>/`` where it starts a path, or None (nothing is rewritten).
+
+    Whole path prefixes only, at path boundaries: a workspace that is the root
+    or one short segment can never eat slashes out of URLs, fractions or prose."""
+    root = (workspace or "").rstrip("/")
+    if not root.startswith("/"):
+        return None  # no workspace, or the root itself: nothing is "under" it in a useful sense
+    return re.compile(_PATH_BEFORE + re.escape(root) + "/")
+
+
+def bound(text: str, limit: int) -> str:
+    """At most ``limit`` characters, the last one ``…`` when text was cut."""
+    return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
 def type_of(entry: Any) -> str | None:

@@ -6,6 +6,11 @@ transcript keeps one imported session across calls (its record is in
 appends only the new lines and journals, traces and budgets stay per
 imported session.
 
+The reviewer's file tools are confined to ``--cwd DIR`` (default: the
+directory the command runs in), never to the cwd the transcript records; a
+directory that is too wide (the root, your home, ``$DSH_HOME``...) is refused
+and the review runs without file tools, saying so (:mod:`.workspace`).
+
 Exit codes: 0 the reviewer had nothing to add (``silent`` / ``not_relevant``),
 1 a report (printed), 2 bad arguments, profile or transcript, 3 the review
 failed, was aborted or ran out of time.
@@ -16,6 +21,8 @@ from __future__ import annotations
 import argparse
 import hashlib
 import json
+import math
+import os
 import sys
 from collections.abc import Sequence
 from pathlib import Path
@@ -30,6 +37,7 @@ from .model import ImportedTranscript
 from .reader import read_source
 from .record import ImportRecord, load_json, save_json, transcript_key
 from .review import ReviewOutcome, review_imported, run_trio
+from .workspace import Workspace, choose_workspace
 
 EXIT_QUIET = 0
 EXIT_REPORT = 1
@@ -39,11 +47,24 @@ DEFAULT_TIMEOUT = 600.0
 RECORDS_DIR = "imports/reviews"
 
 
+def positive_seconds(text: str) -> float:
+    """``--timeout``: a finite number of seconds above 0 (``nan``, ``inf`` and ``-1`` are refused)."""
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a number of seconds") from None
+    if not math.isfinite(value) or value <= 0:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a finite number of seconds above 0")
+    return value
+
+
 def add_review_arguments(parser: argparse.ArgumentParser) -> None:
     add_profile_arguments(parser)
     parser.add_argument("--definition", metavar="NAME", help="the Shadow definition id (default: the default Shadow)")
     parser.add_argument("--format", choices=("claude-code", "codex"), help="the transcript format (default: detected)")
-    parser.add_argument("--timeout", type=float, default=DEFAULT_TIMEOUT, metavar="S", help="bound on the whole review")
+    parser.add_argument(
+        "--timeout", type=positive_seconds, default=DEFAULT_TIMEOUT, metavar="S", help="bound on the whole review"
+    )
     parser.add_argument("--json", action="store_true", help="one JSON document")
 
 
@@ -55,6 +76,12 @@ def review_parser() -> argparse.ArgumentParser:
     )
     parser.add_argument("path", metavar="PATH", help="a Claude Code session .jsonl or a Codex rollout-*.jsonl")
     add_review_arguments(parser)
+    parser.add_argument(
+        "--cwd",
+        metavar="DIR",
+        help="the project the reviewer's read-only file tools may read (default: the current directory; "
+        "never the transcript's recorded cwd)",
+    )
     return parser
 
 
@@ -69,8 +96,20 @@ def load_record(path: Path) -> ImportRecord | None:
     return ImportRecord.from_json(load_json(path))
 
 
-def save_record(path: Path, record: ImportRecord) -> None:
-    save_json(path, record.to_json())
+def save_record(path: Path, record: ImportRecord, workspace: Workspace) -> None:
+    # the workspace is this review's, kept beside the record for the person to see
+    save_json(path, {**record.to_json(), "workspace": workspace.to_json()})
+
+
+def review_workspace(args: argparse.Namespace, home: Path) -> Workspace:
+    """``--cwd``, else the current directory: the person's choice, checked."""
+    if args.cwd is not None:
+        return choose_workspace(args.cwd, dsh_home=home, missing="--cwd is empty", relative_ok=True)
+    try:
+        here = os.getcwd()
+    except OSError:
+        here = None  # the current directory was removed
+    return choose_workspace(here, dsh_home=home, missing="the current directory is gone", relative_ok=True)
 
 
 def run_review(path: Path, args: argparse.Namespace) -> ReviewOutcome:
@@ -80,13 +119,15 @@ def run_review(path: Path, args: argparse.Namespace) -> ReviewOutcome:
     source = read_source(path)
     rows = composed.rows if composed else ()
     where = record_path(home, path)
+    workspace = review_workspace(args, home)
     return run_trio(
         lambda: review_imported(
             source,
             home=home,
             rows=rows,
             record=load_record(where),
-            keep=lambda record: save_record(where, record),
+            keep=lambda record: save_record(where, record, workspace),
+            workspace=workspace,
             format=args.format,
             definition=args.definition,
             bound_seconds=args.timeout,
@@ -115,6 +156,7 @@ def outcome_json(outcome: ReviewOutcome) -> dict[str, Any]:
             "synthesised_results": transcript.synthesised,
         },
         "restarted": outcome.restarted,
+        "workspace": outcome.workspace.to_json() if outcome.workspace else None,
     }
 
 
@@ -123,6 +165,8 @@ def outcome_text(outcome: ReviewOutcome) -> str:
     head = f"Shadow review of a {transcript.format} transcript ({_lines(transcript)}; session {outcome.session_id}): "
     detail = run.get("verdict") or run.get("reason_code")
     lines = [head + outcome.phase + (f" ({detail})" if detail else "")]
+    if outcome.workspace is not None and outcome.workspace.note:
+        lines.append(outcome.workspace.note)
     if outcome.restarted:
         lines.append(f"new imported session: {visible(outcome.restarted)}")
     if outcome.report:

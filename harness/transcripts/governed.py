@@ -36,6 +36,7 @@ from .reader import TranscriptSource
 from .record import ImportRecord
 from .review import ReviewOutcome, check_rows, command, dispose, mirror_host, relayed, settled_runs
 from .session import Imported, append_imported, remove_session, write_offline
+from .workspace import NO_WORKSPACE, Workspace
 
 #: ``/shadow show``'s front matter (read only when the plugin opened no cycle)
 _ENABLED = re.compile(r"^enabled:\s*(true|false)\s*$", re.MULTILINE)
@@ -57,6 +58,7 @@ async def review_governed(
     rows: tuple[ProfileRow, ...],
     record: ImportRecord | None,
     keep: Callable[[ImportRecord | None], None],
+    workspace: Workspace = NO_WORKSPACE,
     format: Format | None = None,
     bound_seconds: float = 50.0,
 ) -> ReviewOutcome:
@@ -65,16 +67,16 @@ async def review_governed(
     ``keep`` receives the record of the session the transcript now maps to
     (None: this call's new session was removed, nothing maps yet)."""
     check_rows(rows)
-    imported = write_offline(source, home, record=record, format=format, hold_last_turn=True)
+    imported = write_offline(source, home, record=record, format=format, workspace=workspace, hold_last_turn=True)
     created, session_id, base = imported.created, imported.session_id, imported.base_seq
     if not created:
         keep(imported.record)  # what the session holds so far, should the rest fail
     if not imported.held:
-        return _no_turn(imported, home, keep)  # no turn end to roll for: no host needed
+        return _no_turn(imported, home, keep, workspace)  # no turn end to roll for: no host needed
     reason: str | None = None
     opened: list[HarnessHost] = []
     try:
-        async with mirror_host(rows, home, session_id, imported.workspace) as host:
+        async with mirror_host(rows, home, session_id, imported, workspace) as host:
             opened.append(host)
             handle = await host.agents.resume(session_id)
             agent = handle.agent
@@ -113,6 +115,7 @@ async def review_governed(
         refs=refs if phase == "report" else (),
         reason_code=reason if phase == "skipped" else None,
         restarted=imported.restarted,
+        workspace=workspace,
     )
 
 
@@ -125,7 +128,9 @@ def _runs(host: HarnessHost, session_id: str, base: int) -> list[dict[str, Any]]
     return settled_runs(_cards(host, session_id, base))
 
 
-def _no_turn(imported: Imported, home: Path, keep: Callable[[ImportRecord | None], None]) -> ReviewOutcome:
+def _no_turn(
+    imported: Imported, home: Path, keep: Callable[[ImportRecord | None], None], workspace: Workspace
+) -> ReviewOutcome:
     if imported.created:
         remove_session(home, imported.session_id)
         keep(None)
@@ -136,6 +141,7 @@ def _no_turn(imported: Imported, home: Path, keep: Callable[[ImportRecord | None
         transcript=imported.transcript,
         reason_code=NO_TOOL_TURN,
         restarted=imported.restarted,
+        workspace=workspace,
     )
 
 

@@ -16,8 +16,13 @@ Loops are cut twice: ``stop_hook_active`` (the agent is already continuing
 because of a stop hook) never reviews, and a transcript that has not changed
 since the last call is not looked at again.
 ``--timeout`` bounds the review so the answer comes inside the hook's own
-timeout. The exit status is 0 whenever an answer was printed; bad hook
-input exits 1 (a non-blocking hook error for both agents).
+timeout.
+
+The exit status is always 0. Claude Code treats exit 2 as "block the stop"
+and feeds stderr to the model, so a misconfigured hook must never exit 2: a
+finding goes back as the ``block`` answer on stdout, and every failure (bad
+arguments, bad stdin, an unreadable transcript, an internal error) answers
+``{}`` (the agent stops as usual) with exactly one line on stderr.
 """
 
 from __future__ import annotations
@@ -28,16 +33,19 @@ import re
 import sys
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, NoReturn
 
 from harness.cli.common import add_profile_arguments, dsh_home, load_profile
+from harness.cli.render import visible
 from hookspecs.errors import DshError
 from hookspecs.scrub import scrub_text
 
+from .cli import positive_seconds
 from .governed import review_governed
 from .reader import read_source
 from .record import ImportRecord, load_json, save_json
 from .review import ReviewOutcome, run_trio
+from .workspace import choose_workspace
 
 AGENTS = {"claude-code": "claude-code", "codex": "codex"}
 STATE_DIR = "imports/hooks"
@@ -49,33 +57,59 @@ MAX_REASON = 8000
 _UNSAFE = re.compile(r"[^A-Za-z0-9_.-]+")
 
 
+#: the prefix of the one stderr line a failure writes
+PROG = "harness shadow hook"
+#: every exit: a finding is the ``block`` answer on stdout, never exit 2
+EXIT_OK = 0
+#: the string fields a path or a key is taken from; anything else is ignored
+_STRING_FIELDS = ("session_id", "transcript_path", "agent_transcript_path", "agent_id", "cwd")
+
+
 class HookInputError(DshError):
     """The hook's stdin is not what the agent sends."""
 
 
+class HookUsageError(DshError):
+    """The hook's command line is wrong (an unknown agent, a bad ``--timeout``)."""
+
+
+class _Parser(argparse.ArgumentParser):
+    """Raises instead of printing the usage and exiting 2: exit 2 blocks the stop."""
+
+    def error(self, message: str) -> NoReturn:
+        raise HookUsageError(f"{message} (usage: {PROG} claude-code|codex [--profile P] [--timeout S])")
+
+
 def hook_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
-        prog="harness shadow hook",
+    parser = _Parser(
+        prog=PROG,
         description="Review a Claude Code or Codex transcript from the agent's Stop hook (JSON on stdin and stdout).",
     )
     parser.add_argument("agent", choices=sorted(AGENTS), help="the agent whose Stop hook runs this")
     add_profile_arguments(parser)
-    parser.add_argument("--timeout", type=float, default=DEFAULT_TIMEOUT, metavar="S", help="bound on the review")
+    parser.add_argument(
+        "--timeout", type=positive_seconds, default=DEFAULT_TIMEOUT, metavar="S", help="bound on the review"
+    )
     return parser
 
 
 def read_hook_input(raw: bytes) -> dict[str, Any]:
+    """The hook's stdin as a JSON object; anything else is a :class:`HookInputError`."""
     if len(raw) > MAX_INPUT:
         raise HookInputError(f"stdin: the hook input is larger than {MAX_INPUT} bytes")
     try:
         data = json.loads(raw.decode("utf-8"))
-    except (UnicodeDecodeError, ValueError):
+    except (UnicodeDecodeError, ValueError, RecursionError):
+        # RecursionError: JSON nested deeper than the parser's stack ([[[[…]]]])
         raise HookInputError("stdin: the hook input is not a JSON object") from None
     if not isinstance(data, dict):
         raise HookInputError("stdin: the hook input is not a JSON object")
-    for key in ("session_id", "transcript_path"):
-        if data.get(key) is not None and not isinstance(data.get(key), str):
+    for key in _STRING_FIELDS:
+        value = data.get(key)
+        if value is not None and not isinstance(value, str):
             raise HookInputError(f"stdin: field '{key}' must be a string")
+        if isinstance(value, str) and "\x00" in value:
+            raise HookInputError(f"stdin: field '{key}' holds a NUL character")
     if not isinstance(data.get("session_id"), str) or not data["session_id"]:
         raise HookInputError("stdin: field 'session_id' is missing")
     return data
@@ -134,6 +168,10 @@ def decide(args: argparse.Namespace, hook: dict[str, Any], home: Path) -> tuple[
         return {}, {"last_skip": "unchanged"}
     composed = load_profile(args, home)
     rows = composed.rows if composed else ()
+    # the agent's own cwd for this session, never the one the transcript records
+    workspace = choose_workspace(
+        hook.get("cwd"), dsh_home=home, missing="the hook input names no cwd", relative_ok=False
+    )
 
     def keep(record: ImportRecord | None) -> None:
         # saved at once: the session already holds what the record says, even
@@ -147,6 +185,7 @@ def decide(args: argparse.Namespace, hook: dict[str, Any], home: Path) -> tuple[
             rows=rows,
             record=ImportRecord.from_json(state.get("import")),
             keep=keep,
+            workspace=workspace,
             format=AGENTS[args.agent],  # type: ignore[arg-type]
             bound_seconds=args.timeout,
         )
@@ -159,6 +198,7 @@ def decide(args: argparse.Namespace, hook: dict[str, Any], home: Path) -> tuple[
         "last_review_session": outcome.session_id,
         "restarted": outcome.restarted,
         "imported_lines": [outcome.transcript.first_line, outcome.transcript.lines],
+        "workspace": workspace.to_json(),
     }
     if outcome.phase == "report":
         return {"decision": "block", "reason": feedback(outcome)}, note
@@ -166,19 +206,31 @@ def decide(args: argparse.Namespace, hook: dict[str, Any], home: Path) -> tuple[
 
 
 def hook_main(argv: Sequence[str]) -> int:
-    parser = hook_parser()
+    """Always exit 0: the answer (``{}`` after any failure) on stdout, a failure as one line on stderr."""
     try:
-        args = parser.parse_args(list(argv))
-    except SystemExit as exc:
-        return exc.code if isinstance(exc.code, int) else 2
-    home = dsh_home()
-    try:
-        hook = read_hook_input(sys.stdin.buffer.read(MAX_INPUT + 1))
-        answer, note = decide(args, hook, home)
+        answer = run_hook(argv)
     except DshError as exc:
-        print(f"harness shadow hook: {scrub_text(str(exc), limit=2000)}", file=sys.stderr)
-        return 1
+        _fail(str(exc))
+        answer = {}
+    except Exception as exc:
+        _fail(f"internal error: {type(exc).__name__}: {exc}")
+        answer = {}
+    sys.stdout.write(json.dumps(answer, ensure_ascii=False) + "\n")
+    return EXIT_OK
+
+
+def run_hook(argv: Sequence[str]) -> dict[str, Any]:
+    """Parse, read stdin (bounded by bytes read), decide and record; the answer for stdout."""
+    args = hook_parser().parse_args(list(argv))
+    home = dsh_home()
+    hook = read_hook_input(sys.stdin.buffer.read(MAX_INPUT + 1))
+    answer, note = decide(args, hook, home)
     path = state_path(home, args.agent, state_key(hook))
     save_state(path, {**load_state(path), **note, "session_id": hook["session_id"]})
-    sys.stdout.write(json.dumps(answer, ensure_ascii=False) + "\n")
-    return 0
+    return answer
+
+
+def _fail(message: str) -> None:
+    # one line, whatever the message holds (a path with a newline, a multi-line OS error)
+    line = " ".join(visible(scrub_text(message, limit=2000)).split())
+    print(f"{PROG}: {line}", file=sys.stderr)

@@ -9,6 +9,8 @@ from typing import Any
 
 import attrs
 
+from hookspecs.errors import InputFileError
+from hookspecs.fsutil import read_regular_bytes
 from hookspecs.scrub import scrub_text
 
 from . import claude_code, codex
@@ -57,17 +59,27 @@ def read_source(path: Path) -> TranscriptSource:
     return TranscriptSource(path=path, raw=raw, entries=frame(raw, label))
 
 
-def import_transcript(path: Path, *, format: Format | None = None) -> ImportedTranscript:
+def import_transcript(
+    path: Path, *, format: Format | None = None, workspace: str | Path | None = None
+) -> ImportedTranscript:
     """Import a Claude Code or Codex transcript (``format`` None: detected from the first entry).
+
+    Paths under ``workspace`` (an accepted one, :mod:`.workspace`) are written
+    relative; the transcript's own recorded cwd is reported, never used.
 
     Raises :class:`TranscriptError` naming the file and line for an unreadable
     file, a line that is not a JSON object, or a last line cut short.
     """
-    return import_source(read_source(path), format=format)
+    return import_source(read_source(path), format=format, workspace=workspace)
 
 
 def import_source(
-    source: TranscriptSource, *, format: Format | None = None, after_line: int = 0, turns_before: int = 0
+    source: TranscriptSource,
+    *,
+    format: Format | None = None,
+    after_line: int = 0,
+    turns_before: int = 0,
+    workspace: str | Path | None = None,
 ) -> ImportedTranscript:
     """The events of the lines after ``after_line`` (0: all of them).
 
@@ -80,7 +92,7 @@ def import_source(
     parser = codex if chosen == "codex" else claude_code
     source_id, cwd = parser.source_of(entries)
     builder = EventBuilder(
-        cwd=cwd,
+        workspace=str(workspace) if workspace is not None else None,
         source={"kind": "model", "provider": "anthropic" if chosen == "claude-code" else "openai", "model": "unknown"},
         after_line=after_line,
     )
@@ -105,13 +117,16 @@ def import_source(
 
 
 def read_bytes(path: Path, label: str) -> bytes:
+    """The transcript's bytes. A FIFO, a device or a directory is refused at once
+    (opened non-blocking, judged by ``fstat`` of what was opened), and the bound
+    counts bytes actually read: ``st_size`` is 0 for ``/dev/zero``."""
     try:
-        size = path.stat().st_size
-        if size > MAX_BYTES:
-            raise TranscriptError(f"{label}: {size} bytes is more than the {MAX_BYTES} a transcript may have")
-        return path.read_bytes()
-    except OSError as exc:
-        raise TranscriptError(f"{label}: cannot read the transcript: {exc.strerror or exc}") from None
+        return read_regular_bytes(path, limit=MAX_BYTES, what="transcript")
+    except InputFileError as exc:
+        # the message names the file as the other transcript errors do (its label)
+        raise TranscriptError(exc.message.replace(str(path), label, 1)) from None
+    except ValueError:  # a NUL in the path
+        raise TranscriptError(f"transcript {label}: not a valid path") from None
 
 
 def frame(raw: bytes, label: str) -> list[tuple[int, dict[str, Any]]]:

@@ -19,9 +19,13 @@ from typing import Any
 
 import attrs
 
-from hookspecs.fsutil import ensure_private_dir, write_atomic
+from hookspecs.errors import InputFileError
+from hookspecs.fsutil import ensure_private_dir, read_regular_text, write_atomic
 
 from .reader import TranscriptSource
+
+#: a state file is a few hundred bytes; anything past this is not one of ours
+MAX_STATE_BYTES = 1024 * 1024
 
 
 @attrs.frozen(kw_only=True)
@@ -86,9 +90,9 @@ def load_json(path: Path) -> Any:
     """A state file's JSON value, or None when there is none yet or it is damaged
     (the caller starts over; the file is rewritten whole)."""
     try:
-        return json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, ValueError):
-        return None
+        return json.loads(read_regular_text(path, limit=MAX_STATE_BYTES, what="state file"))
+    except (InputFileError, ValueError, RecursionError):
+        return None  # a FIFO or a device in its place is as good as damaged: never waited on
 
 
 def save_json(path: Path, value: Any) -> None:

@@ -32,7 +32,8 @@ from .mirror import MirrorPlugin
 from .model import SOURCE_LINE_KEY, Format, ImportedTranscript
 from .reader import TranscriptSource
 from .record import ImportRecord
-from .session import write_offline
+from .session import Imported, write_offline
+from .workspace import NO_WORKSPACE, NoFileTools, Workspace
 
 REPORT_SOURCE_KIND = "shadow-report"
 RUNTIME_ROW = "shadow-mind-runtime"
@@ -66,6 +67,8 @@ class ReviewOutcome:
     reason_code: str | None = None
     #: why a recorded imported session was not continued (a new one was started)
     restarted: str | None = None
+    #: the directory the reviewer's file tools were confined to, or why it had none
+    workspace: Workspace | None = None
 
     @property
     def quiet(self) -> bool:
@@ -91,15 +94,15 @@ def check_rows(rows: tuple[ProfileRow, ...]) -> None:
 
 @asynccontextmanager
 async def mirror_host(
-    rows: tuple[ProfileRow, ...], home: Path, session_id: str, cwd: Path
+    rows: tuple[ProfileRow, ...], home: Path, session_id: str, imported: Imported, workspace: Workspace
 ) -> AsyncIterator[HarnessHost]:
-    """A headless host with the profile's plugins and the imported root's stand-in model."""
+    """A headless host with the profile's plugins and the imported root's stand-in
+    model, in the accepted workspace; with none, the file tools are withdrawn."""
+    plugins: list[tuple[str, object]] = [("transcript-mirror", MirrorPlugin(session_id))]
+    if workspace.path is None:
+        plugins.append(("transcript-no-file-tools", NoFileTools()))
     async with open_host(
-        rows=rows,
-        dsh_home=home,
-        cwd=cwd,
-        headless=True,
-        extra_plugins=[("transcript-mirror", MirrorPlugin(session_id))],
+        rows=rows, dsh_home=home, cwd=imported.workspace, headless=True, extra_plugins=plugins
     ) as host:
         yield host
 
@@ -118,6 +121,7 @@ async def review_imported(
     rows: tuple[ProfileRow, ...],
     record: ImportRecord | None,
     keep: Callable[[ImportRecord], None],
+    workspace: Workspace = NO_WORKSPACE,
     format: Format | None = None,
     definition: str | None = None,
     bound_seconds: float = 600.0,
@@ -127,10 +131,10 @@ async def review_imported(
     ``keep`` receives the record of what the session now holds as soon as the
     lines are appended (before the review, which may fail)."""
     check_rows(rows)
-    imported = write_offline(source, home, record=record, format=format)
+    imported = write_offline(source, home, record=record, format=format, workspace=workspace)
     keep(imported.record)
     session_id = imported.session_id
-    async with mirror_host(rows, home, session_id, imported.workspace) as host:
+    async with mirror_host(rows, home, session_id, imported, workspace) as host:
         handle = await host.agents.resume(session_id)
         agent = handle.agent
         try:
@@ -151,6 +155,7 @@ async def review_imported(
         report=report if phase == "report" else None,
         refs=refs if phase == "report" else (),
         restarted=imported.restarted,
+        workspace=workspace,
     )
 
 

@@ -2,9 +2,11 @@
 
 The session is an ordinary root session: the reviewer reads it like any
 other, and ``harness sessions show`` / ``harness shadow trace`` work on it.
-Its header ``cwd`` is the transcript's recorded working directory when that
-directory exists here (the reviewer's file tools are confined to it); else
-an empty private directory, so the reviewer's tools see nothing of this machine.
+Its header names no ``cwd``: the directory the reviewer's file tools are
+confined to is chosen by the person at every review (:mod:`.workspace`) and
+given to the host, never taken from the transcript nor kept with the session.
+A review with no accepted workspace runs its host in an empty private
+directory, with the file tools withdrawn.
 
 One transcript keeps one imported session (:mod:`.record`): the first import
 creates it, later ones append the lines that are new since.
@@ -12,6 +14,7 @@ creates it, later ones append the lines that are new since.
 
 from __future__ import annotations
 
+import json
 import re
 import secrets
 import shutil
@@ -32,6 +35,7 @@ from .builder import HISTORY_TYPES
 from .model import Format, ImportedEvent, ImportedTranscript
 from .reader import TranscriptSource, import_source
 from .record import ImportRecord, mismatch
+from .workspace import NO_WORKSPACE, Workspace
 
 #: under the DSH home: the workspace of imported sessions whose directory is not here
 EMPTY_WORKSPACE = "imports/empty-workspace"
@@ -54,6 +58,7 @@ class Imported:
     """What one import wrote: the session, the events of this import and the record to keep."""
 
     session_id: str
+    #: the review host's cwd (:func:`host_cwd`)
     workspace: Path
     transcript: ImportedTranscript
     record: ImportRecord
@@ -65,10 +70,14 @@ class Imported:
     held: tuple[ImportedEvent, ...] = ()
 
 
-def workspace_for(transcript: ImportedTranscript, home: Path) -> Path:
-    if transcript.cwd and Path(transcript.cwd).is_dir():
-        return Path(transcript.cwd)
-    return ensure_private_dir(home / EMPTY_WORKSPACE)
+#: why a session an earlier version wrote is not continued: its header names the
+#: transcript's cwd, which would confine the reviewer to where the transcript said
+LEGACY_CWD = "its imported session {} names the transcript's working directory (written by an earlier version)"
+
+
+def host_cwd(workspace: Workspace, home: Path) -> Path:
+    """The review host's cwd: the accepted workspace, else an empty private directory."""
+    return workspace.path if workspace.path is not None else ensure_private_dir(home / EMPTY_WORKSPACE)
 
 
 def new_session_id(transcript: ImportedTranscript) -> str:
@@ -88,15 +97,31 @@ def continuation(record: ImportRecord | None, source: TranscriptSource, home: Pa
     why = mismatch(record, source)
     if why is None and not session_file(home, record.session_id).is_file():
         why = f"its imported session {record.session_id} is gone"
+    if why is None and _header_cwd(home, record.session_id):
+        why = LEGACY_CWD.format(record.session_id)
     if why is not None:
         return Continuation(session_id=None, restarted=why)
     return Continuation(session_id=record.session_id, after_line=record.lines)
 
 
-def import_into(events: Any, source: TranscriptSource, *, format: Format | None, after_line: int) -> ImportedTranscript:
+def _header_cwd(home: Path, session_id: str) -> str | None:
+    """The ``cwd`` a session's header names (sessions this version writes name none)."""
+    try:
+        with session_file(home, session_id).open("rb") as handle:
+            first = handle.readline(1 << 20)
+        header = json.loads(first)
+    except (OSError, ValueError, RecursionError):
+        return None  # opening it will say what is wrong
+    cwd = header.get("cwd") if isinstance(header, dict) else None
+    return cwd if isinstance(cwd, str) and cwd else None
+
+
+def import_into(
+    events: Any, source: TranscriptSource, *, format: Format | None, after_line: int, workspace: Workspace
+) -> ImportedTranscript:
     """The events of the lines after ``after_line``, numbered after the turns ``events`` hold."""
     turns = sum(1 for event in events if event.type == EventTypes.TURN_START)
-    return import_source(source, format=format, after_line=after_line, turns_before=turns)
+    return import_source(source, format=format, after_line=after_line, turns_before=turns, workspace=workspace.path)
 
 
 def append_imported(log: Session, events: Iterable[ImportedEvent]) -> None:
@@ -118,6 +143,7 @@ def write_offline(
     *,
     record: ImportRecord | None,
     format: Format | None,
+    workspace: Workspace = NO_WORKSPACE,
     hold_last_turn: bool = False,
 ) -> Imported:
     """Import into the transcript's session with no host running (nobody observes
@@ -128,14 +154,11 @@ def write_offline(
     where = continuation(record, source, home)
     store = SessionStore(sessions_dir=home / SESSIONS_DIR, on_event=lambda _log, _event: None, now_ms=now_ms)
     if where.session_id is None:
-        transcript = import_source(source, format=format)
-        workspace = workspace_for(transcript, home)
-        header = SessionHeader(id=new_session_id(transcript), created_at=now_ms(), cwd=str(workspace))
-        log = store.create(header)
+        transcript = import_source(source, format=format, workspace=workspace.path)
+        log = store.create(SessionHeader(id=new_session_id(transcript), created_at=now_ms()))
     else:
         log = store.open(where.session_id)
-        transcript = import_into(log.events, source, format=format, after_line=where.after_line)
-        workspace = Path(log.header.cwd) if log.header.cwd else workspace_for(transcript, home)
+        transcript = import_into(log.events, source, format=format, after_line=where.after_line, workspace=workspace)
     base = log.seq
     events, held = split_last_turn(transcript.events) if hold_last_turn else (transcript.events, ())
     try:
@@ -144,7 +167,7 @@ def write_offline(
         log.close()
     return Imported(
         session_id=log.id,
-        workspace=workspace,
+        workspace=host_cwd(workspace, home),
         transcript=transcript,
         record=ImportRecord.of(log.id, source, through=held[0].line - 1 if held else None),
         created=where.session_id is None,

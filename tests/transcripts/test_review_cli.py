@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 from pathlib import Path
 
 from ..harness.openai.server import ScriptedServer
@@ -63,19 +64,20 @@ async def test_a_quiet_outcome_exits_zero(tmp_path: Path, server: ScriptedServer
     workspace = tmp_path / "proj"
     workspace.mkdir()
     transcript = claude_transcript(tmp_path, workspace)
-    run = await harness("shadow", "review", str(transcript), "--profile", str(profile), "--json", home=home)
+    cwd = ("--cwd", str(workspace))
+    run = await harness("shadow", "review", str(transcript), "--profile", str(profile), *cwd, "--json", home=home)
     assert run.returncode == 0, run.stderr.decode()
     out = json.loads(run.stdout)
     assert out["outcome"] == "silent" and out["report"] is None and out["refs"] == []
-    # the transcript's recorded directory exists here: the session (and the reviewer's tools) work in it
+    # the reviewer's tools work in the directory --cwd names; the session keeps none
     log = home / "sessions" / out["session_id"] / "session.jsonl"
     header = json.loads(log.read_text().splitlines()[0])
-    assert header["cwd"] == str(workspace)
-    assert f"Working directory: {workspace}" in json.dumps(server.requests[0].json())
+    assert header.get("cwd") is None
+    assert f"Working directory: {workspace.resolve()}" in json.dumps(server.requests[0].json())
     # the agent worked on: a second review appends only the new lines to the same session
     grow(transcript)
     server.add(structured({"status": "silent", "content": ""}))
-    again = await harness("shadow", "review", str(transcript), "--profile", str(profile), "--json", home=home)
+    again = await harness("shadow", "review", str(transcript), "--profile", str(profile), *cwd, "--json", home=home)
     assert again.returncode == 0, again.stderr.decode()
     second = json.loads(again.stdout)
     assert second["session_id"] == out["session_id"] and second["restarted"] is None
@@ -127,3 +129,28 @@ async def test_a_profile_without_shadow_mind_writes_nothing(tmp_path: Path) -> N
         "harness shadow review: the profile does not load Shadow Mind: add '- bundle: shadow-mind' to it\n"
     )
     assert not (home / "sessions").exists() or not any((home / "sessions").iterdir())
+
+
+async def test_a_fifo_or_dev_zero_transcript_is_refused_at_once(tmp_path: Path, server: ScriptedServer) -> None:
+    """A FIFO with no writer must not hang the open; /dev/zero (st_size 0) must not be read to MemoryError."""
+    home, profile = make_home(tmp_path, server.base_url)
+    fifo = tmp_path / "fifo.jsonl"
+    os.mkfifo(fifo)
+    zero = tmp_path / "zero.jsonl"
+    zero.symlink_to("/dev/zero")
+    for path, kind in ((fifo, "a FIFO"), (zero, "a character device")):
+        run = await harness("shadow", "review", str(path), "--profile", str(profile), home=home)
+        assert run.returncode == 2 and run.stdout == b""
+        assert run.stderr.decode() == f"harness shadow review: transcript {path.name}: {kind}, not a regular file\n"
+    assert not server.requests and not (home / "sessions").exists()
+
+
+async def test_a_timeout_that_is_not_finite_and_positive_is_a_usage_error(
+    tmp_path: Path, server: ScriptedServer
+) -> None:
+    home, profile = make_home(tmp_path, server.base_url)
+    transcript = claude_transcript(tmp_path)
+    run = await harness("shadow", "review", str(transcript), "--profile", str(profile), "--timeout", "nan", home=home)
+    assert run.returncode == 2 and "Traceback" not in run.stderr.decode()
+    assert "--timeout: 'nan' is not a finite number of seconds above 0" in run.stderr.decode()
+    assert not server.requests
