@@ -11,6 +11,7 @@ from collections import Counter
 from collections.abc import Mapping, Sequence
 from typing import Any, Final
 
+from hookspecs.scrub import scrub_text
 from hookspecs.values import EventTypes, SessionEvent
 from hookspecs.values.messages import ReasoningBlock, TextBlock, ToolCallBlock
 
@@ -18,6 +19,9 @@ from ..governance.telemetry import INVALID_ARGS
 from ..prompt import digest
 from ..prompt_record import rebuild_body
 from .sessions import SessionLogs, iso_ms
+
+#: the error code a host gives a tool call its policy refused (contract: ToolResult.failure)
+DENIED: Final = "DENIED"
 
 #: Characters of an assistant text head or a reason text.
 TEXT_HEAD: Final = 120
@@ -82,6 +86,10 @@ def child_evidence(sessions: SessionLogs, session_id: str, *, last_events: int, 
             row = calls.setdefault(call_id, {"seq": event.get("seq"), "name": data.get("name")})
             code = _error_code(data)
             row["result"] = str(code) if code else "ok"
+            if code == DENIED:
+                # a denial's reason is the host's policy text (e.g. "reviewed without file
+                # tools: …"), which a person reading the trace needs to see
+                row["reason"] = scrub_text(str(_dict(data.get("error")).get("message", "")), limit=200)
             if code:
                 error_codes[str(code)] += 1
                 if code == INVALID_ARGS:

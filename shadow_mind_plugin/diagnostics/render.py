@@ -218,7 +218,8 @@ def render_child(child: Mapping[str, Any]) -> list[str]:
     if child["tool_calls"]:
         out.append("  tool calls:")
         for call in child["tool_calls"]:
-            out.append(f"    seq {call.get('seq')} {call.get('name')} → {call.get('result')}")
+            reason = f" ({call['reason']})" if call.get("reason") else ""
+            out.append(f"    seq {call.get('seq')} {call.get('name')} → {call.get('result')}{reason}")
     else:
         out.append("  tool calls: none")
     errors = ", ".join(f"{code} {count}" for code, count in child["tool_errors"].items()) or "none"

@@ -113,6 +113,10 @@ async def test_an_unacceptable_workspace_reviews_without_file_tools(
     # the record says so too
     (record,) = (home / "imports" / "reviews").iterdir()
     assert json.loads(record.read_text())["workspace"] == {"path": None, "refused": notes[0].split(": ", 1)[1]}
+    # and so does the run's trace, where the refused call shows why
+    session_id = json.loads(record.read_text())["session_id"]
+    trace = await harness("shadow", "trace", session_id, home=home)
+    assert "read → DENIED (reviewed without file tools: " in trace.stdout.decode(), trace.stdout.decode()
 
 
 async def test_review_with_an_accepted_cwd_keeps_file_tools_confined(tmp_path: Path, server: ScriptedServer) -> None:
