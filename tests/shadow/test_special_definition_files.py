@@ -1,0 +1,85 @@
+"""Shadow-mind files under ``$DSH_HOME/shadow-minds/`` that are not regular
+files (a FIFO, a symlink to ``/dev/zero``) are refused at once: the holdout
+key sidecar and ``default.md`` never hang the host or exhaust its memory."""
+
+from __future__ import annotations
+
+import os
+import resource
+import threading
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from shadow_mind_plugin.definitions.errors import DefinitionError, HoldoutKeyError
+from shadow_mind_plugin.definitions.holdout_keys import load_holdout_document
+from shadow_mind_plugin.definitions.registry import ShadowRegistry
+
+#: a hang guard only: a correct reader refuses a FIFO at once
+GUARD_SECONDS = 30
+
+
+def guarded(call: Callable[[], Any], fifo: Path) -> BaseException | None:
+    """Run ``call`` in a thread; the exception it raised, or a test failure when
+    it blocks on ``fifo`` (which is then opened and closed for writing, so the
+    reader sees end of file and the thread ends)."""
+    outcome: list[BaseException | None] = []
+
+    def run() -> None:
+        try:
+            call()
+        except BaseException as exc:  # handed to the test
+            outcome.append(exc)
+        else:
+            outcome.append(None)
+
+    thread = threading.Thread(target=run, daemon=True)
+    thread.start()
+    thread.join(GUARD_SECONDS)
+    if thread.is_alive():
+        os.close(os.open(fifo, os.O_WRONLY | os.O_NONBLOCK))  # unblock the reader
+        thread.join(GUARD_SECONDS)
+        pytest.fail(f"reading {fifo.name} blocked on a FIFO")
+    return outcome[0]
+
+
+@contextmanager
+def memory_capped(extra: int = 1 << 30) -> Iterator[None]:
+    """Cap this process's address space a little above its current size, so a
+    reader that drains /dev/zero fails with MemoryError instead of taking the
+    machine's memory (the cap is lifted afterwards)."""
+    soft, hard = resource.getrlimit(resource.RLIMIT_AS)
+    with open("/proc/self/statm") as statm:
+        size = int(statm.read().split()[0]) * os.sysconf("SC_PAGE_SIZE")
+    resource.setrlimit(resource.RLIMIT_AS, (size + extra, hard))
+    try:
+        yield
+    finally:
+        resource.setrlimit(resource.RLIMIT_AS, (soft, hard))
+
+
+def test_a_fifo_holdout_sidecar_is_refused_at_once(tmp_path: Path) -> None:
+    sidecar = tmp_path / "holdout-keys.json"
+    os.mkfifo(sidecar)
+    error = guarded(lambda: load_holdout_document(sidecar), sidecar)
+    assert isinstance(error, HoldoutKeyError)
+    assert "not a regular file" in error.message and str(tmp_path) not in error.message
+
+
+def test_a_holdout_sidecar_linked_to_dev_zero_is_refused(tmp_path: Path) -> None:
+    sidecar = tmp_path / "holdout-keys.json"
+    sidecar.symlink_to("/dev/zero")
+    with memory_capped(), pytest.raises(HoldoutKeyError, match="not a regular file"):
+        load_holdout_document(sidecar)
+
+
+def test_a_fifo_default_definition_is_refused_on_save(tmp_path: Path) -> None:
+    registry = ShadowRegistry(tmp_path / "home")
+    registry.root.mkdir(parents=True)
+    os.mkfifo(registry.default_path)
+    error = guarded(lambda: registry._save_default_sync({"name": "x"}), registry.default_path)
+    assert isinstance(error, DefinitionError)
+    assert "default.md" in str(error) and "not a regular file" in str(error)
