@@ -17,6 +17,7 @@ from hookspecs.layout import SESSION_FILE, SESSION_HEADER_TYPE, SESSION_ID_PATTE
 from hookspecs.values import EventTypes
 
 from ..core.clock import iso
+from ..governance.holdout import redact_value
 from ..vocabulary import CHILD_LABEL_PREFIX, REPORT_SOURCE_KIND
 from .jsonl import parse_line, read_objects
 
@@ -44,6 +45,9 @@ class SessionLogs:
     """The ``sessions/<id>/session.jsonl`` files of one home, parsed once each."""
 
     home: Path
+    #: holdout literals redacted from every event as it is read, before any
+    #: summary cuts a text head (a cut key would otherwise leak its prefix)
+    holdout: tuple[str, ...] = ()
     _headers: dict[str, dict[str, Any] | None] = attrs.field(factory=dict, init=False)
     _events: dict[str, tuple[list[dict[str, Any]], int]] = attrs.field(factory=dict, init=False)
 
@@ -88,7 +92,9 @@ class SessionLogs:
         if session_id not in self._events:
             path = self.path(session_id)
             records, skipped = read_objects(path) if path else ([], 0)
-            events = [record for _, record in records if record.get("type") != SESSION_HEADER_TYPE]
+            events = [
+                redact_value(record, self.holdout) for _, record in records if record.get("type") != SESSION_HEADER_TYPE
+            ]
             self._events[session_id] = (events, skipped)
         return self._events[session_id]
 
