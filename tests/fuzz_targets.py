@@ -200,3 +200,4 @@ TARGETS: dict[str, tuple[st.SearchStrategy[Any], Callable[[Any], None]]] = {
     "holdout_sidecar": (file_bytes, holdout_sidecar),
     "script_text": (any_text, script_text),
 }
+TARGETS.update(__import__(f"{__package__}.fuzz_targets_files", fromlist=["FILE_TARGETS"]).FILE_TARGETS)
