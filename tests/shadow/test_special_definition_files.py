@@ -83,3 +83,14 @@ def test_a_fifo_default_definition_is_refused_on_save(tmp_path: Path) -> None:
     error = guarded(lambda: registry._save_default_sync({"name": "x"}), registry.default_path)
     assert isinstance(error, DefinitionError)
     assert "default.md" in str(error) and "not a regular file" in str(error)
+
+
+def test_a_fifo_budget_ledger_is_an_error_not_a_hang(tmp_path: Path) -> None:
+    from shadow_mind_plugin.trigger.ledger import BudgetLedger, root_hash
+
+    ledger_path = tmp_path / f"{root_hash('root-1')}.json"
+    os.mkfifo(ledger_path)
+    loaded: list[BudgetLedger] = []
+    error = guarded(lambda: loaded.append(BudgetLedger.load(tmp_path, "root-1", [])), ledger_path)
+    assert error is None
+    assert loaded[0].error is not None and "unreadable" in loaded[0].error
