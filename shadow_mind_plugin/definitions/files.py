@@ -20,6 +20,8 @@ from hookspecs.fsutil import read_regular_bytes
 
 #: a definition is a page of Markdown; the sidecar a short JSON object
 HOME_FILE_LIMIT: Final = 1 << 20
+#: the journals grow with use, but far slower than this
+JOURNAL_LIMIT: Final = 256 << 20
 _WHAT: Final = "file"
 
 
@@ -35,4 +37,5 @@ def read_home_file(path: Path, *, limit: int = HOME_FILE_LIMIT) -> bytes:
         if not os.path.lexists(path):
             raise FileNotFoundError(errno.ENOENT, "no such file") from None
         reason = exc.message.removeprefix(f"{_WHAT} {Path(path)}: ")
-        raise OSError(errno.EINVAL, reason) from None
+        # strerror stays path-free for messages that must not show one; str() names the file
+        raise OSError(errno.EINVAL, reason, str(path)) from None

@@ -94,3 +94,29 @@ def test_a_fifo_budget_ledger_is_an_error_not_a_hang(tmp_path: Path) -> None:
     error = guarded(lambda: loaded.append(BudgetLedger.load(tmp_path, "root-1", [])), ledger_path)
     assert error is None
     assert loaded[0].error is not None and "unreadable" in loaded[0].error
+
+
+def test_trace_refuses_a_fifo_journal_in_one_line(tmp_path: Path) -> None:
+    import subprocess
+    import sys
+
+    from ..cli_env import cli_env
+
+    home = tmp_path / "home"
+    (home / "sessions").mkdir(parents=True)
+    registry = ShadowRegistry(home)
+    registry.root.mkdir(parents=True)
+    os.mkfifo(registry.value_loop_path)
+    try:
+        done = subprocess.run(
+            [sys.executable, "-m", "harness", "shadow", "trace", "0123456789abcdef"],
+            env=cli_env(DSH_HOME=str(home)),
+            capture_output=True,
+            text=True,
+            timeout=GUARD_SECONDS,
+        )
+    except subprocess.TimeoutExpired:
+        pytest.fail("harness shadow trace hung on a FIFO journal")
+    assert done.returncode != 0 and "Traceback" not in done.stderr
+    lines = done.stderr.strip().splitlines()
+    assert len(lines) == 1 and registry.value_loop_path.name in lines[0] and "FIFO" in lines[0], done.stderr
