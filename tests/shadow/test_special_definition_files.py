@@ -120,3 +120,19 @@ def test_trace_refuses_a_fifo_journal_in_one_line(tmp_path: Path) -> None:
     assert done.returncode != 0 and "Traceback" not in done.stderr
     lines = done.stderr.strip().splitlines()
     assert len(lines) == 1 and registry.value_loop_path.name in lines[0] and "FIFO" in lines[0], done.stderr
+
+
+def test_trace_does_not_read_a_session_log_symlinked_elsewhere(tmp_path: Path) -> None:
+    from shadow_mind_plugin.diagnostics.sessions import SessionLogs
+
+    outside = tmp_path / "outside.jsonl"
+    outside.write_text('{"type": "session", "version": 1, "id": "s1", "created_at": 1}\n')
+    folder = tmp_path / "home" / "sessions" / "s1"
+    folder.mkdir(parents=True)
+    (folder / "session.jsonl").symlink_to(outside)
+    (tmp_path / "elsewhere").mkdir()
+    (tmp_path / "elsewhere" / "session.jsonl").write_text(outside.read_text())
+    (tmp_path / "home" / "sessions" / "s2").symlink_to(tmp_path / "elsewhere")
+    logs = SessionLogs(tmp_path / "home")
+    assert logs.path("s1") is None and logs.path("s2") is None
+    assert logs.ids() == [] and logs.header("s1") is None
