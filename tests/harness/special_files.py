@@ -8,6 +8,7 @@ import os
 import resource
 import subprocess
 import sys
+from collections.abc import Sequence
 from pathlib import Path
 
 import pytest
@@ -37,20 +38,23 @@ def _cap_memory() -> None:
     resource.setrlimit(resource.RLIMIT_AS, (MEMORY_CAP, MEMORY_CAP))
 
 
-def harness_guarded(*args: str, home: Path, cwd: Path = REPO) -> subprocess.CompletedProcess[str]:
-    """``harness ARGS`` in a subprocess; a hang fails the test instead of blocking it."""
+def harness_guarded(
+    *args: str, home: Path, cwd: Path = REPO, prefix: Sequence[str] = (), **env: str
+) -> subprocess.CompletedProcess[str]:
+    """``harness ARGS`` in a subprocess (``prefix``: a launcher such as ``setpriv``;
+    ``env``: extra variables); a hang fails the test instead of blocking it."""
     try:
         return subprocess.run(
-            [sys.executable, "-m", "harness", *args],
+            [*prefix, sys.executable, "-m", "harness", *args],
             cwd=cwd,
-            env=cli_env(DSH_HOME=str(home)),
+            env=cli_env(DSH_HOME=str(home), **env),
             capture_output=True,
             text=True,
             timeout=GUARD_SECONDS,
             preexec_fn=_cap_memory,
         )
     except subprocess.TimeoutExpired:
-        pytest.fail(f"harness {' '.join(args)} hung on a special file")
+        pytest.fail(f"harness {' '.join(args)} hung")
 
 
 def assert_one_line_refusal(done: subprocess.CompletedProcess[str], *names: str) -> str:

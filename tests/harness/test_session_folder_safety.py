@@ -9,18 +9,15 @@ import json
 import os
 import shutil
 import subprocess
-import sys
 import tempfile
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
-from ..cli_env import cli_env
 from .helpers import ECHO, scripted_profile
-from .special_files import GUARD_SECONDS, assert_one_line_refusal
+from .special_files import assert_one_line_refusal, harness_guarded
 
-REPO = Path(__file__).resolve().parents[2]
 #: root reads a mode-000 folder anyway, so as root the CLI runs as ``nobody``
 NOBODY = 65534
 AS_NOBODY = ["setpriv", f"--reuid={NOBODY}", f"--regid={NOBODY}", "--clear-groups"]
@@ -33,18 +30,8 @@ class Cli:
         self.home, self.profile, self.prefix = home, profile, prefix or []
 
     def __call__(self, *args: str) -> subprocess.CompletedProcess[str]:
-        env = cli_env(DSH_HOME=str(self.home), HOME=str(self.home.parent))
-        try:
-            return subprocess.run(
-                [*self.prefix, sys.executable, "-m", "harness", *args],
-                cwd=self.home.parent,
-                env=env,
-                capture_output=True,
-                text=True,
-                timeout=GUARD_SECONDS,
-            )
-        except subprocess.TimeoutExpired:
-            pytest.fail(f"harness {' '.join(args)} hung")
+        home = self.home
+        return harness_guarded(*args, home=home, cwd=home.parent, prefix=self.prefix, HOME=str(home.parent))
 
     def new_session(self, prompt: str = "hi") -> str:
         done = self("run", "--profile", str(self.profile), "--json", prompt)
