@@ -50,6 +50,7 @@ from .settings import SettingsService
 from .subagents import SubagentServiceImpl
 from .subagents.spawn import SpawnProvider
 from .subagents.toolkit import SubagentToolkitImpl
+from .tools.builtin.shell_env import key_env_names
 from .tools.registry import ToolRegistry
 
 TEARDOWN_SECONDS = 30.0
@@ -108,6 +109,8 @@ class HarnessHost:
             logger=logger,
             loop_settings=self.loop_settings,
             spawn=self.spawn,
+            # every row, disabled ones too: a key is no less secret when its provider is off
+            protected_env=key_env_names([row.config for row in self.rows]),
         )
         surfaces = LiveSurfaces()
         self.compaction = CompactionService(

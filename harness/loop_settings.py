@@ -42,8 +42,8 @@ class AgentLoopSettings:
         default=(),
         metadata={
             "description": (
-                "Environment variables bash receives although their names look like secrets "
-                "(KEY, SECRET, TOKEN, PASSWORD, PASSWD, CREDENTIAL, AUTH); exact names."
+                "Environment variables bash receives besides its allowlist (PATH, HOME, LANG, LC_*, TERM, "
+                "TMPDIR, USER, LOGNAME, SHELL, TZ); exact names. A provider's api_key_env is never passed."
             )
         },
     )

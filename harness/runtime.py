@@ -51,6 +51,8 @@ class Runtime:
     nursery: trio.Nursery | None = None
     #: automatic compaction before requests and after context overflows (None: never)
     compaction: CompactionService | None = None
+    #: variables a profile row's ``api_key_env`` names: never in ``bash``'s environment
+    protected_env: frozenset[str] = frozenset()
 
 
 class LoopAgentView(Agent, Protocol):

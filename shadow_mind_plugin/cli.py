@@ -29,8 +29,10 @@ from pathlib import Path
 
 from .diagnostics.evidence import TEXT_HEAD
 from .diagnostics.health import health
+from .diagnostics.holdout_view import quiet_literals
 from .diagnostics.render import HomeRelative, render_health, render_json, render_trace
 from .diagnostics.trace import TraceError, run_trace
+from .governance.holdout import redact
 from .vocabulary import RUN_ID_MIN_PREFIX
 
 EXIT_OK = 0
@@ -111,13 +113,15 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         if args.action == "trace":
             result = run_trace(home, args.target, events=args.events, show_text=args.show_text)
-            sys.stdout.write(relative(render_json(result) if args.json else render_trace(result)))
+            # a last pass over the printed text: rendering must not reassemble a literal either
+            text = redact(render_json(result) if args.json else render_trace(result), quiet_literals(home))
+            sys.stdout.write(relative(text))
             return EXIT_OK
         result = health(home, repair=args.repair, scrub=relative)
         sys.stdout.write(relative(render_json(result) if args.json else render_health(result, repair=args.repair)))
         return EXIT_OK if result["healthy"] else EXIT_PROBLEMS
     except TraceError as exc:
-        print(f"harness shadow: {relative(str(exc))}", file=sys.stderr)
+        print(f"harness shadow: {relative(redact(str(exc), quiet_literals(home)))}", file=sys.stderr)
         return EXIT_PROBLEMS
     except OSError as exc:
         print(f"harness shadow: {type(exc).__name__}: {relative(str(exc))}", file=sys.stderr)

@@ -204,3 +204,4 @@ TARGETS: dict[str, tuple[st.SearchStrategy[Any], Callable[[Any], None]]] = {
     **EVOLUTION_TARGETS,
     **HOOK_TARGETS,
 }
+TARGETS.update(__import__(f"{__package__}.fuzz_targets_files", fromlist=["FILE_TARGETS"]).FILE_TARGETS)

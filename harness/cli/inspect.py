@@ -64,7 +64,10 @@ def sessions_show(home: Path, session_id: str, *, as_json: bool, out: Any = None
     # a viewer must show logs written with plugin event types it does not know;
     # it never writes, so it accepts every type
     loaded = load_log(
-        _store(home).path_for(session_id), is_known=lambda _type: True, where=f"sessions/{session_id}/session.jsonl"
+        _store(home).path_for(session_id),
+        is_known=lambda _type: True,
+        where=f"sessions/{session_id}/session.jsonl",
+        session_id=session_id,
     )
     header, events = loaded.header, loaded.events
     if as_json:

@@ -46,9 +46,14 @@ def _stand_in(match: re.Match[str]) -> str:
     return f"<U+{code:04X}>"
 
 
+# A lone surrogate (JSON allows "\ud800") cannot be encoded for any terminal.
+_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
 def visible(text: str) -> str:
-    """``text`` with every control character made visible; ``\r\n`` becomes ``\n``."""
-    return _CONTROL.sub(_stand_in, text.replace("\r\n", "\n"))
+    """``text`` with every control character made visible and every lone
+    surrogate shown as U+FFFD; ``\r\n`` becomes ``\n``."""
+    return _CONTROL.sub(_stand_in, _SURROGATE.sub("\ufffd", text.replace("\r\n", "\n")))
 
 
 class Style:

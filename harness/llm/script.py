@@ -18,10 +18,14 @@ from cattrs.gen import make_dict_structure_fn, override
 from ruamel.yaml import YAML
 from ruamel.yaml.error import MarkedYAMLError, YAMLError
 
-from hookspecs.errors import JsonDataError, PluginError
+from hookspecs.errors import InputFileError, JsonDataError, PluginError
+from hookspecs.fsutil import read_regular_text
 from hookspecs.values.json import check_json, dumps_compact
 from hookspecs.values.llm import FinishReason, ModelInfo, UsageChunk
 from hookspecs.values.wire import describe_value, make_converter, structure
+
+#: A script is hand-written YAML; a generous bound that still stops a runaway file.
+SCRIPT_LIMIT = 16 << 20
 
 FINISH_REASONS: tuple[str, ...] = get_args(FinishReason)
 
@@ -112,12 +116,13 @@ class _ScriptFile:
 def load_script(path: str | Path) -> Script:
     """Read and validate the script at ``path`` (relative to the current directory)."""
     file = Path(path).expanduser().resolve()
+    if not file.exists():
+        raise ScriptError(f"{file}: script file not found")
     try:
-        text = file.read_text(encoding="utf-8")
-    except FileNotFoundError:
-        raise ScriptError(f"{file}: script file not found") from None
-    except (OSError, UnicodeDecodeError) as exc:
-        raise ScriptError(f"{file}: cannot read script: {exc}") from None
+        # a FIFO or a device is refused at once, not read forever
+        text = read_regular_text(file, limit=SCRIPT_LIMIT, what="script file")
+    except InputFileError as exc:
+        raise ScriptError(exc.message) from None
     return parse_script_text(text, source=str(file))
 
 

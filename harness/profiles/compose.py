@@ -60,11 +60,14 @@ def compose_profile(profile: Path | str, *, dsh_home: Path, patches: Sequence[Pa
             state.apply_patch(patch, layer=f"bundle:{ref.name}")
     state.apply_profile(doc, layer=f"profile:{path}")
     home_patch = Path(dsh_home) / HOME_PATCH
-    if home_patch.is_file():
-        state.apply_patch(parse_patch(read_text(home_patch), source=str(home_patch)), layer="home-patch")
+    # lexists, not is_file: a home patch that is a FIFO or a device is refused, not silently skipped
+    if os.path.lexists(home_patch):
+        text = read_text(home_patch, what="home patch")
+        state.apply_patch(parse_patch(text, source=str(home_patch)), layer="home-patch")
     for patch_path in patches:
         patch_path = Path(patch_path)
-        state.apply_patch(parse_patch(read_text(patch_path), source=str(patch_path)), layer=f"patch:{patch_path}")
+        text = read_text(patch_path, what="patch")
+        state.apply_patch(parse_patch(text, source=str(patch_path)), layer=f"patch:{patch_path}")
     return ComposedProfile(
         path=path, rows=tuple(state.rows.values()), warnings=tuple(state.warnings), layers=tuple(state.layers)
     )

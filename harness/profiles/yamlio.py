@@ -10,20 +10,22 @@ from ruamel.yaml import YAML
 from ruamel.yaml.error import MarkedYAMLError, YAMLError
 
 from hookspecs.errors import ProfileError
+from hookspecs.fsutil import read_regular_text
 
 from ..yaml_tree import recursive_alias_path
 
+#: A profile or patch is a page of YAML; anything near this size is not one.
+PROFILE_LIMIT = 1 << 20
 
-def read_text(path: Path) -> str:
-    """The UTF-8 text of ``path``; failures name the file."""
-    try:
-        return path.read_text(encoding="utf-8")
-    except FileNotFoundError:
-        raise ProfileError(f"{path}: file not found") from None
-    except UnicodeDecodeError as exc:
-        raise ProfileError(f"{path}: not UTF-8 text ({exc.reason} at byte {exc.start})") from exc
-    except OSError as exc:
-        raise ProfileError(f"{path}: cannot read: {exc.strerror or exc}") from exc
+
+def read_text(path: Path, *, what: str = "profile") -> str:
+    """The UTF-8 text of ``path``; failures are one line naming the file.
+
+    A FIFO, a device (``/dev/zero``), a directory or a file over
+    :data:`PROFILE_LIMIT` is refused at once (``InputFileError``) rather than
+    hanging the CLI or reading until memory runs out.
+    """
+    return read_regular_text(path, limit=PROFILE_LIMIT, what=what)
 
 
 def load_yaml(text: str, *, source: str) -> Any:

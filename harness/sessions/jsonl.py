@@ -14,7 +14,7 @@ import os
 import re
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import Any, BinaryIO
 
 import attrs
 
@@ -23,6 +23,8 @@ from hookspecs.fsutil import FILE_MODE, write_all
 from hookspecs.layout import SESSION_FILE, SESSION_HEADER_TYPE, SESSIONS_DIR
 from hookspecs.values import SESSION_FORMAT_VERSION, SessionEvent, SessionHeader, dumps_compact
 from hookspecs.values.wire import make_converter, structure
+
+from .logfile import open_log_fd, read_log_bytes
 
 #: the code of every failed write, fsync or truncation of a session file
 WRITE_FAILED = "SESSION_WRITE_FAILED"
@@ -143,7 +145,11 @@ class JsonlWriter:
             raise SessionError(self._failure.message, code=WRITE_FAILED)
         if self._fd is None:
             try:
-                fd = os.open(self.path, os.O_WRONLY | os.O_APPEND, FILE_MODE)
+                # never through a symlink put in place of the log or its folder
+                fd = open_log_fd(self.path, self.where, os.O_WRONLY | os.O_APPEND)
+            except SessionFormatError as exc:
+                self._failure = SessionError(f"session {self.session_id}: cannot append: {exc.message}", code=WRITE_FAILED)
+                raise self._failure from None
             except OSError as exc:
                 raise self._fail("append to", exc) from None
             self._size = os.fstat(fd).st_size
@@ -201,7 +207,7 @@ def read_log(path: Path, *, is_known: Callable[[str], bool], where: str | None =
     """
     label = where or str(path)
     try:
-        raw = path.read_bytes()
+        raw = read_log_bytes(path, label)
     except FileNotFoundError:
         raise SessionFormatError(f"{label}: session file not found") from None
     lines = raw.split(b"\n")
@@ -285,24 +291,34 @@ def _parse_header(line: bytes, label: str) -> SessionHeader:
 def truncate_torn_tail(path: Path, intact_bytes: int) -> None:
     """Drop a torn last line so later appends start on a clean line."""
     try:
-        with open(path, "r+b") as handle:
-            handle.truncate(intact_bytes)
-            handle.flush()
-            os.fsync(handle.fileno())
+        fd = os.open(path, os.O_RDWR | os.O_NOFOLLOW)
+        try:
+            os.ftruncate(fd, intact_bytes)
+            os.fsync(fd)
+        finally:
+            os.close(fd)
     except OSError as exc:
         raise SessionError(f"{path}: cannot drop the torn last line: {exc.strerror or exc}", code=WRITE_FAILED) from None
 
 
-def count_events(path: Path) -> int:
-    """Number of complete event lines (cheap: counts newlines)."""
+def count_events(handle: BinaryIO) -> int:
+    """Number of complete event lines after the header (cheap: counts newlines
+    from the start of the open log ``handle``)."""
+    handle.seek(0)
     count = 0
-    with open(path, "rb") as handle:
-        while chunk := handle.read(1 << 20):
-            count += chunk.count(b"\n")
+    while chunk := handle.read(1 << 20):
+        count += chunk.count(b"\n")
     return max(0, count - 1)
 
 
-def read_header(path: Path) -> SessionHeader:
-    with open(path, "rb") as handle:
-        first = handle.readline()
-    return _parse_header(first.rstrip(b"\n"), str(path))
+def read_header(handle: BinaryIO, label: str) -> SessionHeader:
+    """The header line of the open log ``handle``."""
+    handle.seek(0)
+    return _parse_header(handle.readline().rstrip(b"\n"), label)
+
+
+def check_header_id(header: SessionHeader, session_id: str, label: str) -> None:
+    """A log belongs to the folder it sits in: a header naming another session
+    (a copied or moved folder) would make two folders one session."""
+    if header.id != session_id:
+        raise SessionFormatError(f"{label}:1: header id {header.id!r} differs from its folder {session_id!r}")

@@ -19,7 +19,7 @@ from hookspecs.errors import JsonDataError, SessionFormatError
 from hookspecs.values import EventTypes, Message, SessionEvent, message_from_json
 from hookspecs.values.wire import describe_value
 
-from .jsonl import LoadedLog, read_log
+from .jsonl import LoadedLog, check_header_id, read_log
 
 #: the role each message-bearing core event's ``data.message`` must have
 MESSAGE_ROLES: dict[str, str] = {
@@ -29,15 +29,20 @@ MESSAGE_ROLES: dict[str, str] = {
 }
 
 
-def load_log(path: Path, *, is_known: Callable[[str], bool], where: str) -> LoadedLog:
+def load_log(
+    path: Path, *, is_known: Callable[[str], bool], where: str, session_id: str | None = None
+) -> LoadedLog:
     """:func:`read_log` plus :func:`check_events`; an unreadable file is a
-    :class:`SessionFormatError` naming ``where`` (a directory, no permission...)."""
+    :class:`SessionFormatError` naming ``where`` (a directory, no permission...).
+    With ``session_id`` (the folder's name) the header must carry that id."""
     try:
         loaded = read_log(path, is_known=is_known, where=where)
     except OSError as exc:
         raise SessionFormatError(f"{where}: cannot read the session file: {exc.strerror or exc}") from None
     except RecursionError:  # the JSON decoder recurses per nesting level
         raise SessionFormatError(f"{where}: a line is nested too deeply to load") from None
+    if session_id is not None:
+        check_header_id(loaded.header, session_id, where)
     check_events(loaded.events, where)
     return loaded
 

@@ -5,9 +5,11 @@ from __future__ import annotations
 import builtins
 import json
 import logging
+import os
 import re
 from collections.abc import Callable, Sequence
 from pathlib import Path
+from typing import BinaryIO
 
 from hookspecs.errors import SessionError, SessionFormatError
 from hookspecs.fsutil import ensure_private_dir
@@ -15,9 +17,10 @@ from hookspecs.layout import SESSION_FILE, SESSION_ID_PATTERN, SESSIONS_DIR
 from hookspecs.protocols import SessionSummary
 from hookspecs.values import EventTypes, SessionEvent, SessionHeader
 
-from .jsonl import JsonlWriter, count_events, read_header, truncate_torn_tail
+from .jsonl import JsonlWriter, check_header_id, count_events, read_header, truncate_torn_tail
 from .lock import SessionLock
 from .log import SessionLog
+from .logfile import check_log, open_log
 from .repair import closing_events
 from .shapes import check_event, load_log
 
@@ -105,7 +108,9 @@ class SessionStore:
         ``SessionError`` ``AMBIGUOUS_SESSION_ID`` with their count.
         """
         check_session_id(text)
-        if text in self._live or self.path_for(text).exists():  # loading reports what is wrong with it
+        # lexists of the folder, not exists() of the log: an unreadable or symlinked
+        # folder is still the session named; loading reports what is wrong with it
+        if text in self._live or os.path.lexists(self.path_for(text).parent):
             return text
         matches = self._ids_starting_with(text) if len(text) >= MIN_ID_PREFIX else []
         if len(matches) == 1:
@@ -127,7 +132,7 @@ class SessionStore:
             entries = []
         for entry in entries:
             name = entry.name
-            if name.startswith(prefix) and SESSION_ID_PATTERN.match(name) and (entry / SESSION_FILE).exists():
+            if name.startswith(prefix) and SESSION_ID_PATTERN.match(name) and _may_hold_a_log(entry):
                 found.add(name)
         return sorted(found)
 
@@ -158,11 +163,14 @@ class SessionStore:
             raise SessionError(f"session {session_id} is already open", code="SESSION_OPEN")
         path = self.path_for(session_id)
         where = _label(session_id)
-        if not path.is_file():
-            raise SessionFormatError(f"{where}: session file not found")
+        try:
+            # before the lock file is written next to it: a symlinked or unreadable folder is refused
+            check_log(path, where)
+        except (FileNotFoundError, NotADirectoryError):
+            raise SessionFormatError(f"{where}: session file not found") from None
         lock = SessionLock.acquire(session_id, path.parent, logger=self._logger)
         try:
-            loaded = load_log(path, is_known=self.is_known_type, where=where)
+            loaded = load_log(path, is_known=self.is_known_type, where=where, session_id=session_id)
             if loaded.torn_tail:
                 self._logger.warning("session %s: dropped a torn last line left by a crash", session_id)
                 truncate_torn_tail(path, loaded.intact_bytes)
@@ -198,7 +206,9 @@ class SessionStore:
         live = self._live.get(session_id)
         if live is not None:
             return live.header, live.events
-        loaded = load_log(self.path_for(session_id), is_known=self.is_known_type, where=_label(session_id))
+        loaded = load_log(
+            self.path_for(session_id), is_known=self.is_known_type, where=_label(session_id), session_id=session_id
+        )
         return loaded.header, loaded.events
 
     def get(self, session_id: str) -> SessionLog | None:
@@ -236,23 +246,24 @@ class SessionStore:
         out: builtins.list[SessionSummary] = []
         problems: builtins.list[str] = []
         for directory in sorted(self.sessions_dir.iterdir()):
-            path = directory / SESSION_FILE
-            if not directory.is_dir() or not path.exists():
+            if not directory.is_dir() or not _may_hold_a_log(directory):
                 continue  # not a session directory
             label = _label(directory.name)
             try:
-                if not path.is_file():
-                    raise SessionFormatError(f"{label}: not a regular file")
-                header = read_header(path)
-                summary = SessionSummary(
-                    id=header.id,
-                    created_at=header.created_at,
-                    cwd=header.cwd,
-                    parent_session=header.parent_session,
-                    delegation_depth=header.delegation_depth,
-                    events=count_events(path),
-                    title=_first_prompt(path, label),
-                )
+                with open_log(directory / SESSION_FILE, label) as handle:
+                    header = read_header(handle, label)
+                    check_header_id(header, directory.name, label)
+                    summary = SessionSummary(
+                        id=header.id,
+                        created_at=header.created_at,
+                        cwd=header.cwd,
+                        parent_session=header.parent_session,
+                        delegation_depth=header.delegation_depth,
+                        events=count_events(handle),
+                        title=_first_prompt(handle, label),
+                    )
+            except FileNotFoundError:
+                continue  # removed while we scanned
             except SessionFormatError as exc:
                 problems.append(exc.message)
                 continue
@@ -268,25 +279,37 @@ def _label(session_id: str) -> str:
     return f"{SESSIONS_DIR}/{session_id}/{SESSION_FILE}"
 
 
-def _first_prompt(path: Path, label: str, *, max_lines: int = 64) -> str:
+def _may_hold_a_log(folder: Path) -> bool:
+    """Whether ``folder`` looks like a session's: it has a log, or it cannot be
+    looked into (so that opening it reports why, instead of skipping it)."""
+    try:
+        os.lstat(folder / SESSION_FILE)
+    except (FileNotFoundError, NotADirectoryError):
+        return False
+    except OSError:
+        pass
+    return True
+
+
+def _first_prompt(handle: BinaryIO, label: str, *, max_lines: int = 64) -> str:
     """The head of the first user message, for listings (reads a few lines only).
 
     A line that is not JSON (a torn tail) gives no title; a ``user/message``
     whose payload has the wrong shape raises :class:`SessionFormatError`.
     """
-    with open(path, "rb") as handle:
-        for _ in range(max_lines):
-            line = handle.readline()
-            if not line:
-                break
-            if b'"user/message"' not in line:
-                continue
-            try:
-                obj = json.loads(line)
-            except ValueError:
-                return ""
-            if type(obj) is not dict or obj.get("type") != EventTypes.USER_MESSAGE or type(obj.get("seq")) is not int:
-                continue  # the text merely mentions the type; read_log judges the framing
-            message = check_event(EventTypes.USER_MESSAGE, obj["seq"], obj.get("data"), label)
-            return " ".join(message.text.split())[:80] if message is not None else ""
+    handle.seek(0)
+    for _ in range(max_lines):
+        line = handle.readline()
+        if not line:
+            break
+        if b'"user/message"' not in line:
+            continue
+        try:
+            obj = json.loads(line)
+        except ValueError:
+            return ""
+        if type(obj) is not dict or obj.get("type") != EventTypes.USER_MESSAGE or type(obj.get("seq")) is not int:
+            continue  # the text merely mentions the type; read_log judges the framing
+        message = check_event(EventTypes.USER_MESSAGE, obj["seq"], obj.get("data"), label)
+        return " ".join(message.text.split())[:80] if message is not None else ""
     return ""

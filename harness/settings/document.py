@@ -22,8 +22,8 @@ from ruamel.yaml import YAML
 from ruamel.yaml.comments import CommentedMap
 from ruamel.yaml.error import YAMLError
 
-from hookspecs.errors import SettingsError
-from hookspecs.fsutil import FILE_MODE, ensure_private_dir
+from hookspecs.errors import InputFileError, SettingsError
+from hookspecs.fsutil import FILE_MODE, ensure_private_dir, read_regular_bytes
 from hookspecs.values.wire import describe_value
 
 from ..yaml_tree import recursive_alias_path
@@ -53,20 +53,31 @@ def make_yaml() -> YAML:
     return yaml
 
 
+#: The settings document is a page of YAML; anything near this size is not one.
+SETTINGS_LIMIT = 1 << 20
+
+
 def read_text(path: Path) -> str:
     """The document's text; a missing file is an empty document.
 
-    A file that is not UTF-8 or cannot be read (a directory, no permission)
-    raises ``SettingsError`` naming it.
+    A file that is not UTF-8, cannot be read (a directory, no permission), is
+    not a regular file (a FIFO would hang the host, ``/dev/zero`` would be read
+    until memory runs out) or is over :data:`SETTINGS_LIMIT` raises
+    ``SettingsError`` naming it: the service's callers keep their last good
+    values on a ``SettingsError``.
     """
+    what = "settings document"
     try:
-        return path.read_text(encoding="utf-8")
-    except FileNotFoundError:
-        return ""
+        data = read_regular_bytes(path, limit=SETTINGS_LIMIT, what=what)
+    except InputFileError as exc:
+        if not os.path.lexists(path):
+            return ""
+        reason = exc.message.removeprefix(f"{what} {path}: ")
+        raise SettingsError(f"{path}: cannot read the {what}: {reason}") from None
+    try:
+        return data.decode("utf-8")
     except UnicodeDecodeError as exc:
         raise SettingsError(f"{path}: not UTF-8 text ({exc.reason} at byte {exc.start})") from None
-    except OSError as exc:
-        raise SettingsError(f"{path}: cannot read the settings document: {exc.strerror or exc}") from None
 
 
 def parse(text: str, *, where: str) -> CommentedMap:

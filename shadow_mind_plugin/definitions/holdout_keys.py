@@ -14,6 +14,7 @@ from typing import Any, Final
 
 from ..routes import js_trim
 from .errors import HoldoutKeyError
+from .files import read_home_file
 
 HOLDOUT_KEYS_FILE: Final = "holdout-keys.json"
 #: How messages name the sidecar: relative to the home, never an absolute path.
@@ -27,7 +28,7 @@ def load_holdout_document(path: Path) -> dict[str, Any]:
     other failure is a :class:`HoldoutKeyError` without absolute paths.
     """
     try:
-        raw = Path(path).read_bytes()
+        raw = read_home_file(Path(path))
     except FileNotFoundError:
         raise
     except OSError as exc:

@@ -37,6 +37,7 @@ from hookspecs.fsutil import write_atomic
 
 from ..vocabulary import DEFAULT_SHADOW_ID
 from .errors import DefinitionError, HoldoutKeyError
+from .files import read_home_file
 from .holdout_keys import (
     HOLDOUT_KEYS_FILE,
     holdout_keys_for,
@@ -224,9 +225,12 @@ class ShadowRegistry:
 
     def _read_default_file(self) -> ShadowDefinition:
         try:
-            source = self.default_path.read_bytes().decode("utf-8-sig")
+            source = read_home_file(self.default_path).decode("utf-8-sig")
         except FileNotFoundError:
             raise DefinitionError(f"the default Shadow ({DEFAULT_SHADOW_ID}) does not exist yet") from None
+        except OSError as exc:  # a FIFO, a device, no permission: one line naming the file
+            reason = exc.strerror or type(exc).__name__
+            raise DefinitionError(f"cannot read definition: {reason}", source=DEFAULT_FILE) from None
         except UnicodeDecodeError:
             raise DefinitionError("definition is not UTF-8 text", source=DEFAULT_FILE) from None
         return parse_definition(source, self.default_path)
@@ -236,7 +240,7 @@ class ShadowRegistry:
         not the catalog, so a broken sidecar or another invalid field cannot
         make a save silently turn holdout off."""
         try:
-            source = self.default_path.read_bytes().decode("utf-8-sig")
+            source = read_home_file(self.default_path).decode("utf-8-sig")
         except (OSError, UnicodeDecodeError):
             return False
         try:
@@ -330,7 +334,7 @@ class ShadowRegistry:
         read_ns = time.time_ns()
         path = self.root / name
         try:
-            raw = path.read_bytes()
+            raw = read_home_file(path)
         except FileNotFoundError:
             self._files.pop(name, None)
             return _MISSING

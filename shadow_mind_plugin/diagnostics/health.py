@@ -19,6 +19,7 @@ import attrs
 from hookspecs.fsutil import DIR_MODE, FILE_MODE, write_atomic
 
 from ..definitions.errors import DefinitionError
+from ..definitions.files import read_home_file
 from ..definitions.parse import parse_definition
 from ..definitions.registry import DEFINITION_SUFFIX, LOG_DIR, ROOT_DIR
 from .journals import LIFECYCLE_EVENTS, SCHEMA_VERSION, debug_journal_paths, value_loop_path
@@ -186,7 +187,8 @@ def list_definitions(home: Path, scrub: Callable[[str], str]) -> list[dict[str, 
     for path in sorted((home / ROOT_DIR).glob(f"*{DEFINITION_SUFFIX}")):
         rel = path.relative_to(home).as_posix()
         try:
-            definition = parse_definition(path.read_text(encoding="utf-8"), path)
+            # a FIFO or /dev/zero among the definitions is a row's error, not a hang
+            definition = parse_definition(read_home_file(path).decode("utf-8"), path)
         except (OSError, UnicodeDecodeError, DefinitionError) as exc:
             rows.append({"path": rel, "id": path.stem, "debug": None, "error": scrub(str(exc))})
             continue

@@ -9,6 +9,8 @@ from typing import Any, Final
 
 from hookspecs.values import loads_strict
 
+from ..definitions.files import JOURNAL_LIMIT, read_home_file
+
 NUL: Final = b"\0"
 
 
@@ -34,7 +36,8 @@ def read_objects(path: Path) -> tuple[list[tuple[int, dict[str, Any]]], int]:
     """The JSON object lines of ``path`` (1-based line numbers) and how many
     lines were skipped as damaged. A missing file reads as empty."""
     try:
-        data = path.read_bytes()
+        # a FIFO or /dev/zero in place of a journal is refused (OSError naming it), not read forever
+        data = read_home_file(path, limit=JOURNAL_LIMIT)
     except FileNotFoundError:
         return [], 0
     records: list[tuple[int, dict[str, Any]]] = []

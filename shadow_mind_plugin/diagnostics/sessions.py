@@ -7,6 +7,8 @@ running host; these readers work on the files alone.
 
 from __future__ import annotations
 
+import os
+import stat
 from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any, Final
@@ -17,6 +19,7 @@ from hookspecs.layout import SESSION_FILE, SESSION_HEADER_TYPE, SESSION_ID_PATTE
 from hookspecs.values import EventTypes
 
 from ..core.clock import iso
+from ..governance.holdout import redact_value
 from ..vocabulary import CHILD_LABEL_PREFIX, REPORT_SOURCE_KIND
 from .jsonl import parse_line, read_objects
 
@@ -39,11 +42,23 @@ def iso_ms(epoch_ms: Any) -> str:
         return "?"
 
 
+def _plain_log(path: Path) -> bool:
+    """Whether ``path`` is a regular file in a real folder: a log or a session
+    folder symlinked elsewhere (outside the home) is not a session of this home."""
+    try:
+        return not os.path.islink(path.parent) and stat.S_ISREG(os.lstat(path).st_mode)
+    except OSError:
+        return False
+
+
 @attrs.define(eq=False)
 class SessionLogs:
     """The ``sessions/<id>/session.jsonl`` files of one home, parsed once each."""
 
     home: Path
+    #: holdout literals redacted from every event as it is read, before any
+    #: summary cuts a text head (a cut key would otherwise leak its prefix)
+    holdout: tuple[str, ...] = ()
     _headers: dict[str, dict[str, Any] | None] = attrs.field(factory=dict, init=False)
     _events: dict[str, tuple[list[dict[str, Any]], int]] = attrs.field(factory=dict, init=False)
 
@@ -55,7 +70,7 @@ class SessionLogs:
         if not is_session_id(session_id):
             return None
         candidate = self.root / session_id / SESSION_FILE
-        return candidate if candidate.is_file() else None
+        return candidate if _plain_log(candidate) else None
 
     def exists(self, session_id: str) -> bool:
         return self.path(session_id) is not None
@@ -65,7 +80,7 @@ class SessionLogs:
             entries = sorted(self.root.iterdir())
         except OSError:
             return []
-        return [entry.name for entry in entries if (entry / SESSION_FILE).is_file() and SESSION_ID_PATTERN.match(entry.name)]
+        return [entry.name for entry in entries if _plain_log(entry / SESSION_FILE) and SESSION_ID_PATTERN.match(entry.name)]
 
     def header(self, session_id: str) -> dict[str, Any] | None:
         if session_id not in self._headers:
@@ -88,7 +103,9 @@ class SessionLogs:
         if session_id not in self._events:
             path = self.path(session_id)
             records, skipped = read_objects(path) if path else ([], 0)
-            events = [record for _, record in records if record.get("type") != SESSION_HEADER_TYPE]
+            events = [
+                redact_value(record, self.holdout) for _, record in records if record.get("type") != SESSION_HEADER_TYPE
+            ]
             self._events[session_id] = (events, skipped)
         return self._events[session_id]
 

@@ -13,9 +13,12 @@ import attrs
 
 from hookspecs.values import EventTypes
 
+from ..definitions.errors import HoldoutKeyError
 from ..definitions.registry import DEFINITION_SUFFIX, ROOT_DIR
+from ..governance.holdout import redact_value
 from ..vocabulary import BODY_DISCARDED_EVENT, QUALITY_METADATA_EVENT, RUN_ID_MIN_PREFIX, STAGNATION_STATUS
 from .evidence import child_evidence, pick
+from .holdout_view import literals_or_refusal
 from .journals import JOURNALS_TEXT, LIFECYCLE_EVENTS, RUN_FINISHED, JournalRecord, Journals
 from .sessions import SESSIONS_DIR, SessionLogs, is_session_id, iso_ms, relays_in, shadow_label_id
 
@@ -49,6 +52,8 @@ class TraceContext:
     #: last child events to summarize
     events: int
     show_text: bool
+    #: holdout literals: redacted from events as read and from the whole result
+    holdout: tuple[str, ...] = ()
 
     @classmethod
     def open(cls, home: Path, *, events: int, show_text: bool) -> TraceContext:
@@ -56,7 +61,18 @@ class TraceContext:
             raise TraceError(
                 "the DSH home does not exist: pass --home or set $DSH_HOME to the directory holding sessions/ and shadow-minds/"
             )
-        return cls(home=home, sessions=SessionLogs(home), journals=Journals.load(home), events=events, show_text=show_text)
+        try:
+            holdout = literals_or_refusal(home, show_text=show_text)
+        except HoldoutKeyError as exc:
+            raise TraceError(f"--show-text needs a readable holdout key sidecar to hide its literals: {exc}") from None
+        return cls(
+            home=home,
+            sessions=SessionLogs(home, holdout=holdout),
+            journals=Journals.load(home),
+            events=events,
+            show_text=show_text,
+            holdout=holdout,
+        )
 
 
 def _first(values: Iterable[Any]) -> Any:
@@ -285,4 +301,5 @@ def root_runs(ctx: TraceContext, root_id: str) -> list[dict[str, Any]]:
 
 def run_trace(home: Path, query: str, *, events: int, show_text: bool) -> dict[str, Any]:
     """Open the home and trace ``query``; raises :class:`TraceError`."""
-    return trace(TraceContext.open(home, events=events, show_text=show_text), query)
+    ctx = TraceContext.open(home, events=events, show_text=show_text)
+    return redact_value(trace(ctx, query), ctx.holdout)

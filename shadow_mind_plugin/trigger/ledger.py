@@ -28,6 +28,8 @@ import attrs
 from hookspecs.fsutil import write_atomic
 from hookspecs.values import EventTypes, SessionEvent
 
+from ..definitions.files import read_home_file
+
 SCHEMA_VERSION = 1
 MAX_DEBIT_IDS = 64
 
@@ -61,7 +63,8 @@ class BudgetLedger:
         ledger = cls(path=directory / f"{digest}.json", root_hash=digest)
         last_user = last_real_user_seq(events)
         try:
-            raw = ledger.path.read_text(encoding="utf-8")
+            # bounded, and a FIFO or /dev/zero in its place is refused at once (not a hang)
+            raw_bytes = read_home_file(ledger.path)
         except FileNotFoundError:
             ledger.last_user_seq = last_user
             return ledger
@@ -69,7 +72,7 @@ class BudgetLedger:
             ledger.error = f"the Shadow budget state for this session is unreadable ({type(exc).__name__})"
             return ledger
         try:
-            data = json.loads(raw)
+            data = json.loads(raw_bytes.decode("utf-8"))
             if not isinstance(data, dict) or data.get("schema_version") != SCHEMA_VERSION:
                 raise ValueError("unsupported schema")
             if data.get("root_session_hash") != digest:

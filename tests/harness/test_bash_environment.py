@@ -1,6 +1,8 @@
 """``bash`` does not hand the host's secrets to the model's commands
-(harness/tools/builtin/shell_env.py): secret-looking names are left out of
-its environment unless the ``agent-loop`` setting ``bash_pass_env`` names them."""
+(harness/tools/builtin/shell_env.py): its environment is an allowlist (PATH,
+HOME, locale, terminal...) plus what the ``agent-loop`` setting
+``bash_pass_env`` names, and never the variable a provider row's
+``api_key_env`` names."""
 
 from __future__ import annotations
 
@@ -68,9 +70,9 @@ async def test_the_model_s_shell_does_not_see_the_host_s_api_keys(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setenv("DEMO_PROVIDER_API_KEY", "sk-demo-not-for-the-model")
-    monkeypatch.setenv("DEMO_PLAIN_SETTING", "visible-value")
+    monkeypatch.setenv("LANG", "C.UTF-8")
     text = await bash_env_output(tmp_path)
-    assert "visible-value" in text
+    assert "LANG=C.UTF-8" in text
     assert "DEMO_PROVIDER_API_KEY" not in text and "sk-demo-not-for-the-model" not in text
 
 
@@ -81,3 +83,58 @@ async def test_bash_pass_env_hands_a_named_variable_back(tmp_path: Path, monkeyp
     text = await bash_env_output(tmp_path, (row,))
     assert "token-the-workflow-needs" in text
     assert "still-hidden" not in text
+
+
+def test_only_allowlisted_names_reach_the_shell() -> None:
+    environ = {
+        "PATH": "/usr/bin",
+        "HOME": "/home/u",
+        "LANG": "C.UTF-8",
+        "LC_ALL": "C",
+        "LC_TIME": "C",
+        "TERM": "xterm",
+        "TMPDIR": "/tmp/u",
+        "USER": "u",
+        "LOGNAME": "u",
+        "SHELL": "/bin/bash",
+        "TZ": "UTC",
+        "PWD": "/somewhere/else",
+        "LLM_PAT": "pat-innocent-name",
+        "DB_URL": "postgres://u:hunter2@db/x",
+        "LD_PRELOAD": "/evil.so",
+        "LCX": "not-a-locale",
+    }
+    expected = {k: environ[k] for k in ("PATH", "HOME", "LANG", "LC_ALL", "LC_TIME", "TERM", "TMPDIR", "USER")}
+    expected.update({k: environ[k] for k in ("LOGNAME", "SHELL", "TZ")})
+    assert shell_environment(environ) == expected
+    assert shell_environment(environ, ("DB_URL",))["DB_URL"] == "postgres://u:hunter2@db/x"
+
+
+def test_a_provider_key_is_never_passed_even_when_listed() -> None:
+    environ = {"PATH": "/usr/bin", "LLM_PAT": "pat", "GH_TOKEN": "ghp"}
+    env = shell_environment(environ, ("LLM_PAT", "GH_TOKEN"), protected=frozenset({"LLM_PAT"}))
+    assert env == {"PATH": "/usr/bin", "GH_TOKEN": "ghp"}
+
+
+async def test_the_provider_key_and_innocent_names_stay_out_of_the_shell(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+) -> None:
+    # the key's variable has an innocent name, and the person even lists it in bash_pass_env
+    monkeypatch.setenv("LLM_PAT", "pat-of-the-provider")
+    monkeypatch.setenv("DB_URL", "postgres://u:hunter2@db/x")
+    monkeypatch.setenv("DEMO_WANTED", "wanted-value")
+    provider = ProfileRow(
+        id="llm",
+        name="openai-compatible",
+        config={"provider": "demo", "base_url": "http://127.0.0.1:9/v1", "api_key_env": "LLM_PAT"},
+        layer="test",
+    )
+    loop = ProfileRow(
+        id="agent-loop", name="agent-loop", config={"bash_pass_env": ["LLM_PAT", "DEMO_WANTED"]}, layer="test"
+    )
+    text = await bash_env_output(tmp_path, (provider, loop))
+    assert "wanted-value" in text
+    assert "pat-of-the-provider" not in text and "LLM_PAT" not in text
+    assert "hunter2" not in text and "DB_URL" not in text
+    warnings = [r.getMessage() for r in caplog.records if r.levelname == "WARNING" and "LLM_PAT" in r.getMessage()]
+    assert len(warnings) == 1 and "\n" not in warnings[0]

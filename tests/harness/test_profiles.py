@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from harness.profiles import ComposedProfile, compose_profile, dump_config, parse_profile
-from hookspecs.errors import ProfileError
+from hookspecs.errors import InputFileError, ProfileError
 
 
 def write(path: Path, text: str) -> Path:
@@ -245,7 +245,7 @@ def test_bad_patch_ops(tmp_path: Path, home: Path, text: str, problem: str) -> N
 
 def test_missing_patch_file(tmp_path: Path, home: Path) -> None:
     """A ``--patch`` that does not exist is an error naming it."""
-    with pytest.raises(ProfileError, match="nope.yml: file not found"):
+    with pytest.raises(InputFileError, match="patch .*nope.yml: no such file"):
         compose_text(tmp_path, home, BASE, patches=[tmp_path / "nope.yml"])
 
 
@@ -349,7 +349,7 @@ def test_profile_by_name(tmp_path: Path, home: Path) -> None:
     assert composed.path == home / "profiles" / "dev.yml" and [r.id for r in composed.rows] == ["a"]
     with pytest.raises(ProfileError, match="profile 'prod' not found at .*; available profiles: dev"):
         compose_profile("prod", dsh_home=home)
-    with pytest.raises(ProfileError, match="elsewhere.yml: file not found"):
+    with pytest.raises(InputFileError, match="profile .*elsewhere.yml: no such file"):
         compose_profile(str(tmp_path / "elsewhere.yml"), dsh_home=home)
 
 

@@ -67,10 +67,10 @@ def test_list_reports_an_unreadable_log(
     write_session(tmp_path, "locked", [])
     real = store_module.read_header
 
-    def read_header(path: Path) -> Any:
-        if path.parent.name == "locked":  # a file mode cannot stop a root test runner
-            raise PermissionError(13, "Permission denied", str(path))
-        return real(path)
+    def read_header(handle: Any, label: str) -> Any:
+        if "/locked/" in label:  # a file mode cannot stop a root test runner
+            raise PermissionError(13, "Permission denied", label)
+        return real(handle, label)
 
     monkeypatch.setattr(store_module, "read_header", read_header)
     out, err = listed(tmp_path, capsys)
@@ -135,7 +135,7 @@ def test_plugin_payloads_are_not_judged(tmp_path: Path) -> None:
 
 def test_show_of_a_directory_log_is_a_clear_error(tmp_path: Path) -> None:
     (tmp_path / "sessions" / "broken" / "session.jsonl").mkdir(parents=True)
-    with pytest.raises(SessionFormatError, match=r"^sessions/broken/session.jsonl: cannot read the session file: Is a directory$"):
+    with pytest.raises(SessionFormatError, match=r"^sessions/broken/session.jsonl: not a regular file$"):
         sessions_show(tmp_path, "broken", as_json=True)
 
 

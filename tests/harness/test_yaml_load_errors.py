@@ -45,7 +45,7 @@ BROKEN_SETTINGS = [
     ("a bad int tag", b"demo:\n  ratio: !!int xyz\n", "invalid YAML: a tagged value cannot be built ("),
     ("nested too deeply", DEEP, "invalid YAML: nested too deeply"),
     ("a recursive alias", b"&top [*top]\n", "invalid YAML: recursive alias at $[0]"),
-    ("a directory", None, "cannot read the settings document: Is a directory"),
+    ("a directory", None, "cannot read the settings document: a directory, not a regular file"),
 ]
 
 

@@ -436,3 +436,21 @@ def test_trace_shows_the_size_of_a_discarded_body(tmp_path: Path) -> None:
     assert "non-report-body-discarded" in result.stdout
     assert "status silent, 24 chars discarded" in result.stdout
     assert "BODY-TEXT" not in result.stdout
+
+
+def test_trace_show_text_redacts_holdout_literals(world: dict[str, Any], tmp_path: Path) -> None:
+    """An operator's holdout literals (any id's, in the sidecar) never appear in
+    what trace prints, as written or JSON-escaped, even with ``--show-text``."""
+    home = tmp_path / "home"
+    shutil.copytree(world["home"], home)
+    keys = {"other": ["REVIEWER-TEXT-HEAD", "checked the notes"]}
+    (home / "shadow-minds" / "holdout-keys.json").write_text(json.dumps(keys))
+    for extra in ([], ["--json"]):
+        result = harness("shadow", "trace", world["run"], "--show-text", *extra, home=home)
+        assert result.returncode == 0, result.stderr
+        assert "[redacted holdout]" in result.stdout
+        for literal in keys["other"]:
+            assert literal not in result.stdout and json.dumps(literal)[1:-1] not in result.stdout
+        child = harness("shadow", "trace", world["child"], "--show-text", *extra, home=home)
+        assert child.returncode == 0, child.stderr
+        assert "REVIEWER-TEXT-HEAD" not in child.stdout and "checked the notes" not in child.stdout

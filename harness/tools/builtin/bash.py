@@ -30,6 +30,7 @@ import os
 import shutil
 import signal
 import subprocess
+import weakref
 from collections.abc import Mapping
 from functools import partial
 from pathlib import Path
@@ -307,12 +308,30 @@ async def sandbox_argv(mode: str | None, command: str, cwd: Path) -> list[str] |
     return [bwrap, *_ISOLATION, bind, root, root, "--chdir", root, "--", SHELL, "-c", command]
 
 
+#: runtime -> the protected names it has already warned about (once each, not per call)
+_warned: weakref.WeakKeyDictionary[Any, set[str]] = weakref.WeakKeyDictionary()
+
+
+def _environment(runtime: Any) -> dict[str, str]:
+    """The shell's environment (see :mod:`.shell_env`) under ``runtime``'s settings and profile."""
+    if runtime is None:
+        return shell_environment(os.environ)
+    protected: frozenset[str] = runtime.protected_env
+    passed = runtime.loop_settings().bash_pass_env
+    warned = _warned.setdefault(runtime, set())
+    for name in sorted(set(passed) & protected - warned):
+        warned.add(name)
+        runtime.logger.warning(
+            "agent-loop.bash_pass_env: %s is ignored: a provider's api_key_env names it, and bash never gets that key",
+            name,
+        )
+    return shell_environment(os.environ, passed, protected=protected)
+
+
 async def execute(args: dict[str, Any], ctx: ToolRunContext) -> ToolResult:
     timeout = args.get("timeout_seconds", DEFAULT_TIMEOUT)
     argv = await sandbox_argv(sandbox_mode(ctx.agent), args["command"], Path(ctx.cwd))
-    runtime = getattr(ctx.agent, "runtime", None)
-    passed = runtime.loop_settings().bash_pass_env if runtime is not None else ()
-    env = shell_environment(os.environ, passed)
+    env = _environment(getattr(ctx.agent, "runtime", None))
     outcome = await run_shell(args["command"], str(ctx.cwd), timeout, ctx.cancel, argv=argv, env=env)
     return _result(outcome, timeout)
 
