@@ -13,10 +13,8 @@ project's own error types (``DshError`` subclasses: ``SessionFormatError``,
 
 from __future__ import annotations
 
-import contextlib
 import json
-import tempfile
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -29,12 +27,13 @@ from harness.profiles.parse import parse_patch
 from harness.sessions import SessionStore, derive_messages
 from harness.sessions.shapes import load_log
 from harness.settings import SettingsService
-from hookspecs.errors import DshError
 from hookspecs.values.settings import SettingsSpec
 from shadow_mind_plugin.definitions.holdout_keys import load_holdout_document
 from shadow_mind_plugin.definitions.parse import parse_definition
 
+from .fuzz_support import expect_own_errors, scratch
 from .fuzz_targets_evolution import TARGETS as EVOLUTION_TARGETS
+from .fuzz_targets_files import FILE_TARGETS
 from .fuzz_targets_hook import HOOK_TARGETS
 from .harness.test_settings import LoopSettings
 
@@ -105,22 +104,9 @@ session_lines = st.lists(_event_line, max_size=6)
 # --- targets --------------------------------------------------------------------------------
 
 
-def _expect_own_errors(call: Callable[[], Any]) -> Any:
-    try:
-        return call()
-    except DshError:
-        return None
-
-
-@contextlib.contextmanager
-def _scratch() -> Iterator[Path]:
-    with tempfile.TemporaryDirectory(prefix="dsh-fuzz-") as name:
-        yield Path(name)
-
-
 def session_log(lines: list[Any]) -> None:
     """A session file: a valid header, then the fuzzed lines; load, list, show."""
-    with _scratch() as home:
+    with scratch() as home:
         _session_log(home, lines)
 
 
@@ -139,11 +125,11 @@ def _session_log(home: Path, lines: list[Any]) -> None:
             out.append(line)
     path.write_bytes(b"\n".join(out) + b"\n")
     store = SessionStore(sessions_dir=home / "sessions", on_event=lambda s, e: None, now_ms=lambda: 0.0)
-    loaded = _expect_own_errors(lambda: load_log(path, is_known=store.is_known_type, where="s1"))
+    loaded = expect_own_errors(lambda: load_log(path, is_known=store.is_known_type, where="s1"))
     if loaded is not None:
         derive_messages(loaded.events)  # a log that loads folds into a history
     store.scan()  # never raises: a broken session is a problem line
-    _expect_own_errors(lambda: sessions_show(home, "s1", as_json=False, out=_Sink()))
+    expect_own_errors(lambda: sessions_show(home, "s1", as_json=False, out=_Sink()))
 
 
 class _Sink:
@@ -156,7 +142,7 @@ class _Sink:
 
 def settings_document(raw: bytes) -> None:
     """``settings.yaml`` at start-up (only SettingsError) and as a hand edit (never raises)."""
-    with _scratch() as home:
+    with scratch() as home:
         path = home / "settings.yaml"
         service = SettingsService(path=path, on_updated=lambda *args: None)
         service.register(SettingsSpec(namespace="agent-loop", schema=LoopSettings))
@@ -165,32 +151,32 @@ def settings_document(raw: bytes) -> None:
         service.reload()
         fresh = SettingsService(path=path, on_updated=lambda *args: None)
         fresh.register(SettingsSpec(namespace="agent-loop", schema=LoopSettings))
-        _expect_own_errors(fresh.load)
+        expect_own_errors(fresh.load)
 
 
 def profile_text(text: str) -> None:
     """A profile and a patch file (only ProfileError)."""
-    _expect_own_errors(lambda: parse_profile(text, source="p.yml"))
-    _expect_own_errors(lambda: parse_patch(text, source="patch.yml"))
+    expect_own_errors(lambda: parse_profile(text, source="p.yml"))
+    expect_own_errors(lambda: parse_patch(text, source="patch.yml"))
 
 
 def definition_text(text: str) -> None:
     """A Shadow definition document, with and without a frontmatter opener (only DefinitionError)."""
-    _expect_own_errors(lambda: parse_definition(text, Path("fuzz.md")))
-    _expect_own_errors(lambda: parse_definition("---\n" + text + "\n---\n\nReview it.\n", Path("fuzz.md")))
+    expect_own_errors(lambda: parse_definition(text, Path("fuzz.md")))
+    expect_own_errors(lambda: parse_definition("---\n" + text + "\n---\n\nReview it.\n", Path("fuzz.md")))
 
 
 def holdout_sidecar(raw: bytes) -> None:
     """``holdout-keys.json`` bytes (only HoldoutKeyError)."""
-    with _scratch() as home:
+    with scratch() as home:
         path = home / "holdout-keys.json"
         path.write_bytes(raw)
-        _expect_own_errors(lambda: load_holdout_document(path))
+        expect_own_errors(lambda: load_holdout_document(path))
 
 
 def script_text(text: str) -> None:
     """A scripted-adapter script (only ScriptError)."""
-    _expect_own_errors(lambda: parse_script_text(text))
+    expect_own_errors(lambda: parse_script_text(text))
 
 
 #: name -> (strategy, target); the test module and the bench script run these
@@ -203,5 +189,5 @@ TARGETS: dict[str, tuple[st.SearchStrategy[Any], Callable[[Any], None]]] = {
     "script_text": (any_text, script_text),
     **EVOLUTION_TARGETS,
     **HOOK_TARGETS,
+    **FILE_TARGETS,
 }
-TARGETS.update(__import__(f"{__package__}.fuzz_targets_files", fromlist=["FILE_TARGETS"]).FILE_TARGETS)

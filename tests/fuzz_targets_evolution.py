@@ -29,8 +29,9 @@ from evolution_review_plugin.skills_store import FileSkillLibrary
 from evolution_review_plugin.staging import SkillStaging
 from evolution_review_plugin.state_store import ReviewStateStore, read_state
 from evolution_review_plugin.vocabulary import STATE_FILE
-from hookspecs.errors import DshError
 from hookspecs.stores import MemoryOp
+
+from .fuzz_support import expect_own_errors
 
 SECRET = "PRIVATE-KEY-0123456789"
 _LOG = logging.getLogger("fuzz-evolution")
@@ -125,13 +126,6 @@ def _plant(path: Path, kind: str, data: bytes, secret: Path) -> None:
         path.symlink_to(secret.parent, target_is_directory=True)
 
 
-def _own_errors(call: Callable[[], Any]) -> Any:
-    try:
-        return call()
-    except DshError:
-        return None
-
-
 def _no_secret(*texts: Any) -> None:
     for text in texts:
         assert SECRET not in str(text), "a planted symlink was followed into a prompt-bound text"
@@ -146,10 +140,10 @@ def evolution_state_file(value: tuple[str, bytes]) -> None:
     with _scratch() as (home, secret):
         path = home / STATE_FILE
         _plant(path, kind, data, secret)
-        _own_errors(lambda: read_state(path))
+        expect_own_errors(lambda: read_state(path))
         store = ReviewStateStore(path, logger=_LOG)
         store.load("s1")  # never raises: a bad file starts empty
-        _own_errors(lambda: store.save("s1", store.load("s1")))
+        expect_own_errors(lambda: store.save("s1", store.load("s1")))
 
 
 def evolution_memory_folder(entries: list[tuple[str, str, bytes]]) -> None:
@@ -163,7 +157,7 @@ def evolution_memory_folder(entries: list[tuple[str, str, bytes]]) -> None:
         snapshot = store.snapshot()
         _no_secret(snapshot.memory, snapshot.user, memory_section(snapshot.memory, snapshot.user))
         ops = [MemoryOp(action="add", target="memory", text="a note"), MemoryOp(action="remove", target="user", old_text="x")]
-        _own_errors(lambda: store.apply_batch(ops))
+        expect_own_errors(lambda: store.apply_batch(ops))
         assert Path(secret).read_text() == SECRET
 
 
@@ -182,14 +176,14 @@ def evolution_skills_folder(dirs: list[tuple[str, str, list[tuple[str, str, byte
         _no_secret(*(info.description for info in library.list()))
         for name, _, _ in dirs:
             _poke_skill(library, name)
-        _own_errors(lambda: SkillStaging(root / ".staged").pending())
+        expect_own_errors(lambda: SkillStaging(root / ".staged").pending())
         assert Path(secret).read_text() == SECRET
 
 
 def _poke_skill(library: FileSkillLibrary, name: str) -> None:
-    _no_secret(_own_errors(lambda: library.read(name)))
-    _own_errors(lambda: (library.exists(name), library.is_pinned(name)))
-    _own_errors(lambda: library.write(name, "# written\n", origin="tool"))
+    _no_secret(expect_own_errors(lambda: library.read(name)))
+    expect_own_errors(lambda: (library.exists(name), library.is_pinned(name)))
+    expect_own_errors(lambda: library.write(name, "# written\n", origin="tool"))
 
 
 def evolution_staged_plan(value: tuple[str, bytes]) -> None:
@@ -203,9 +197,9 @@ def evolution_staged_plan(value: tuple[str, bytes]) -> None:
         library = FileSkillLibrary(root, content_chars=1000)
         memory = FileMemoryStore(home / "memory", caps={"memory": 2200, "user": 1375})
         staging.pending()  # never raises: an unreadable plan is skipped
-        _own_errors(lambda: staging.get(plan_id))
-        _own_errors(lambda: staging.approve(plan_id, library, memory))
-        _own_errors(lambda: staging.reject(plan_id))
+        expect_own_errors(lambda: staging.get(plan_id))
+        expect_own_errors(lambda: staging.approve(plan_id, library, memory))
+        expect_own_errors(lambda: staging.reject(plan_id))
         assert Path(secret).read_text() == SECRET
 
 

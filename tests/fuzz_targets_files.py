@@ -12,10 +12,8 @@ bound (each reader refuses both at once). Registered in
 
 from __future__ import annotations
 
-import contextlib
 import os
-import tempfile
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any, Literal
 
@@ -27,11 +25,11 @@ from harness.profiles import compose_profile
 from harness.sessions import SessionStore
 from harness.sessions.shapes import load_log
 from harness.settings import SettingsService
-from hookspecs.errors import DshError
 from hookspecs.values.settings import SettingsSpec
 from shadow_mind_plugin.definitions.holdout_keys import load_holdout_keys
 from shadow_mind_plugin.definitions.registry import ShadowRegistry
 
+from .fuzz_support import expect_own_errors, scratch
 from .harness.test_settings import LoopSettings
 
 Kind = Literal["regular", "fifo", "dev-zero", "directory", "dangling"]
@@ -61,41 +59,28 @@ def place(path: Path, kind: Kind, data: bytes) -> Path:
     return path
 
 
-def _own_errors(call: Callable[[], Any]) -> Any:
-    try:
-        return call()
-    except DshError:
-        return None
-
-
-@contextlib.contextmanager
-def _scratch() -> Iterator[Path]:
-    with tempfile.TemporaryDirectory(prefix="dsh-fuzz-files-") as name:
-        yield Path(name)
-
-
 BASE_PROFILE = "- {id: agent-loop, name: agent-loop}\n"
 
 
 def profile_files(case: tuple[Kind, bytes]) -> None:
     """The file as ``--profile``, as a ``--patch`` and as the home patch (only DshError)."""
     kind, data = case
-    with _scratch() as top:
+    with scratch("dsh-fuzz-files-") as top:
         home = top / "home"
         home.mkdir()
         odd = place(top / "odd.yml", kind, data)
         base = top / "base.yml"
         base.write_text(BASE_PROFILE)
-        _own_errors(lambda: compose_profile(odd, dsh_home=home))
-        _own_errors(lambda: compose_profile(base, dsh_home=home, patches=[odd]))
+        expect_own_errors(lambda: compose_profile(odd, dsh_home=home))
+        expect_own_errors(lambda: compose_profile(base, dsh_home=home, patches=[odd]))
         place(home / "profile.patch.yml", kind, data)
-        _own_errors(lambda: compose_profile(base, dsh_home=home))
+        expect_own_errors(lambda: compose_profile(base, dsh_home=home))
 
 
 def settings_file(case: tuple[Kind, bytes]) -> None:
     """``$DSH_HOME/settings.yaml`` at start-up (only DshError) and as a reload (never raises)."""
     kind, data = case
-    with _scratch() as home:
+    with scratch("dsh-fuzz-files-") as home:
         path = home / "settings.yaml"
         service = SettingsService(path=path, on_updated=lambda *args: None)
         service.register(SettingsSpec(namespace="agent-loop", schema=LoopSettings))
@@ -104,39 +89,39 @@ def settings_file(case: tuple[Kind, bytes]) -> None:
         service.reload()
         fresh = SettingsService(path=path, on_updated=lambda *args: None)
         fresh.register(SettingsSpec(namespace="agent-loop", schema=LoopSettings))
-        _own_errors(fresh.load)
+        expect_own_errors(fresh.load)
 
 
 def script_file(case: tuple[Kind, bytes]) -> None:
     """A scripted model's script file (only DshError: ``ScriptError``)."""
     kind, data = case
-    with _scratch() as top:
-        _own_errors(lambda: load_script(place(top / "script.yml", kind, data)))
+    with scratch("dsh-fuzz-files-") as top:
+        expect_own_errors(lambda: load_script(place(top / "script.yml", kind, data)))
 
 
 def shadow_files(case: tuple[Kind, bytes]) -> None:
     """A definition, ``default.md`` and the holdout sidecar under ``$DSH_HOME/shadow-minds/``."""
     kind, data = case
-    with _scratch() as home:
+    with scratch("dsh-fuzz-files-") as home:
         registry = ShadowRegistry(home)
         place(registry.root / "extra.md", kind, data)
         place(registry.default_path, kind, data)
         place(registry.holdout_keys_path, kind, data)
         registry.list()  # never raises: a bad file is a diagnostic
-        _own_errors(registry.default_definition)
-        _own_errors(lambda: load_holdout_keys(registry.holdout_keys_path, "default"))
+        expect_own_errors(registry.default_definition)
+        expect_own_errors(lambda: load_holdout_keys(registry.holdout_keys_path, "default"))
 
 
 def session_file(case: tuple[Kind, bytes]) -> None:
     """``sessions/s1/session.jsonl``: load, list and show (only DshError)."""
     kind, data = case
-    with _scratch() as home:
+    with scratch("dsh-fuzz-files-") as home:
         path = place(home / "sessions" / "s1" / "session.jsonl", kind, data)
         store = SessionStore(sessions_dir=home / "sessions", on_event=lambda s, e: None, now_ms=lambda: 0.0)
-        _own_errors(lambda: load_log(path, is_known=store.is_known_type, where="s1", session_id="s1"))
+        expect_own_errors(lambda: load_log(path, is_known=store.is_known_type, where="s1", session_id="s1"))
         store.scan()  # never raises: a broken session is a problem line
-        _own_errors(lambda: store.open("s1").close())
-        _own_errors(lambda: sessions_show(home, "s1", as_json=True, out=_Sink()))
+        expect_own_errors(lambda: store.open("s1").close())
+        expect_own_errors(lambda: sessions_show(home, "s1", as_json=True, out=_Sink()))
 
 
 class _Sink:
