@@ -1,0 +1,149 @@
+"""What a shell command is: a test, build or lint run, a read-only look, or a
+destructive operation. Regular expressions over the command text only; a
+command nothing here recognises is none of these (the checks then stay quiet).
+"""
+
+from __future__ import annotations
+
+import re
+from enum import StrEnum
+from typing import Final
+
+
+class Category(StrEnum):
+    """A verification command: the claim checks compare its last run with the answer."""
+
+    TESTS = "tests"
+    BUILD = "build"
+    LINT = "lint"
+
+
+_CATEGORIES: Final = (
+    (
+        Category.TESTS,
+        re.compile(
+            r"\b(?:pytest|py\.test|tox|nox|jest|vitest|mocha|rspec|phpunit|ctest)\b"
+            r"|\bpython[\d.]*\s+-m\s+(?:pytest|unittest)\b"
+            r"|\b(?:npm|pnpm|yarn|bun)\s+(?:run\s+)?test\b"
+            r"|\b(?:cargo|go|dotnet|mix|deno|swift)\s+test\b"
+            r"|\bmake\s+(?:\S+\s+)*?(?:test|check)\b"
+            r"|\b(?:gradlew?|\./gradlew|mvn)\b.*\btest\b"
+        ),
+    ),
+    (
+        Category.LINT,
+        re.compile(
+            r"\b(?:ruff|flake8|pylint|mypy|pyright|eslint|golangci-lint|shellcheck|rubocop|clippy)\b"
+            r"|\bblack\s+--check\b|\bprettier\s+--check\b"
+            r"|\b(?:npm|pnpm|yarn|bun)\s+(?:run\s+)?(?:lint|typecheck|type-check)\b"
+            r"|\bmake\s+lint\b"
+        ),
+    ),
+    (
+        Category.BUILD,
+        re.compile(
+            r"\b(?:npm|pnpm|yarn|bun)\s+(?:run\s+)?build\b"
+            r"|\bcargo\s+(?:build|check)\b|\bgo\s+(?:build|vet)\b|\btsc\b"
+            r"|\bpython[\d.]*\s+-m\s+build\b|\bdotnet\s+build\b|\bcmake\s+--build\b"
+            r"|\b(?:gradlew?|\./gradlew|mvn)\b.*\b(?:package|compile|build|install|assemble)\b"
+            r"|(?:^|[;&|]\s*)make(?:\s+-j\s*\d*)?\s*(?:$|[;&|]|all\b|build\b)"
+        ),
+    ),
+)
+
+#: commands that only look; their failures (grep finding nothing, a missing
+#: file) are exploration, not unfinished work
+_LOOK: Final = re.compile(
+    r"^\s*(?:cd\s+\S+\s*&&\s*)?(?:cat|head|tail|less|nl|sed\s+-n|ls|find|tree|grep|rg|ag|wc|file|stat|which|"
+    r"type|pwd|echo|git\s+(?:status|log|diff|show|branch|grep|ls-files|blame))\b"
+)
+
+
+class Destruction(StrEnum):
+    RECURSIVE_DELETE = "recursive delete"
+    HARD_RESET = "hard reset"
+    FORCE_PUSH = "force push"
+    DROP_DATA = "dropping data"
+
+
+_RM: Final = re.compile(r"\brm\s+((?:-{1,2}\S+\s+)*)(.*?)(?=$|[;&|\n])")
+_DESTRUCTIVE: Final = (
+    (
+        Destruction.RECURSIVE_DELETE,
+        re.compile(r"\bfind\b[^;&|]*\s-delete\b|\bgit\s+clean\s+-\w*f|\bshutil\.rmtree\b|\bRemove-Item\b.*-Recurse"),
+    ),
+    (Destruction.HARD_RESET, re.compile(r"\bgit\s+reset\b[^;&|]*--hard\b|\bgit\s+checkout\s+(?:--\s+)?\.(?:\s|$)")),
+    (Destruction.FORCE_PUSH, re.compile(r"\bgit\s+push\b[^;&|]*(?:\s--force(?!-with-lease)\b|\s-f\b|\s\+\S)")),
+    (
+        Destruction.DROP_DATA,
+        re.compile(
+            r"\b(?:DROP\s+(?:TABLE|DATABASE|SCHEMA|COLLECTION)|TRUNCATE\s+(?:TABLE\s+)?\w|FLUSHALL|FLUSHDB)\b|\bdropdb\b"
+            r"|\bDELETE\s+FROM\s+\w+\s*(?:;|$|[\"'])",
+            re.IGNORECASE,
+        ),
+    ),
+)
+#: what a recursive delete may remove without anyone asking: regenerated output and caches
+_SCRATCH: Final = frozenset(
+    {
+        "node_modules", "build", "dist", "out", "target", "coverage", "htmlcov", "__pycache__", ".pytest_cache",
+        ".mypy_cache", ".ruff_cache", ".tox", ".nox", ".venv", "venv", ".cache", ".coverage", ".next", ".parcel-cache",
+    }
+)  # fmt: skip
+
+
+def categories(command: str) -> frozenset[Category]:
+    return frozenset(category for category, pattern in _CATEGORIES if pattern.search(command))
+
+
+def only_looks(command: str) -> bool:
+    return bool(_LOOK.match(command)) and not destruction(command, made=frozenset())
+
+
+def destruction(command: str, *, made: frozenset[str]) -> tuple[Destruction, str] | None:
+    """The destructive operation a command performs and the text that shows it;
+    a recursive delete of scratch output, a temporary path or something the
+    session itself created (``made``: basenames) does not count."""
+    for match in _RM.finditer(command):
+        flags, targets = match.group(1), match.group(2).split()
+        recursive = any(
+            f.startswith("--recursive") or (not f.startswith("--") and "r" in f.lower()) for f in flags.split()
+        )
+        if recursive and targets and not all(_scratch(target, made) for target in targets):
+            return Destruction.RECURSIVE_DELETE, match.group(0).strip()
+    for kind, pattern in _DESTRUCTIVE:
+        found = pattern.search(command)
+        if found:
+            return kind, found.group(0).strip()
+    return None
+
+
+def _scratch(target: str, made: frozenset[str]) -> bool:
+    target = target.strip("'\"")
+    if target.startswith(("/tmp/", "$TMPDIR", "${TMPDIR")) or target.endswith(".egg-info"):
+        return True
+    name = target.rstrip("/").rsplit("/", 1)[-1]
+    return name in _SCRATCH or name in made
+
+
+_MKDIR: Final = re.compile(r"\bmkdir\s+(?:-\S+\s+)*([^;&|\n]+)")
+
+
+def made_directories(command: str) -> set[str]:
+    """Basenames a command creates with ``mkdir`` (a later delete of them is cleanup)."""
+    names: set[str] = set()
+    for match in _MKDIR.finditer(command):
+        names.update(part.strip("'\"").rstrip("/").rsplit("/", 1)[-1] for part in match.group(1).split())
+    return names
+
+
+def writes(command: str, path: str) -> bool:
+    """Whether a command plainly changes ``path``: removes, moves, edits in place,
+    truncates or redirects into it."""
+    name = re.escape(path)
+    return bool(
+        re.search(
+            rf"\b(?:rm|mv|truncate|tee|shred)\b[^;&|\n]*{name}|\b(?:sed|perl)\s+-i\S*[^;&|\n]*{name}|>>?\s*{name}",
+            command,
+        )
+    )
