@@ -74,7 +74,8 @@ def _success_finding(claim: str, sentence: str, action: Action, answer: int) -> 
 def unbacked_change(view: SessionView) -> list[CheckFinding]:
     """Fires when a plain sentence of the answer says a named file was changed
     and no write, edit or patch of that file succeeded in the session before
-    it (a successful shell command naming the file counts as a possible change)."""
+    it (a successful shell command naming the file that does more than look
+    counts as a possible change)."""
     answer = view.answer()
     if answer is None:
         return []
@@ -89,7 +90,7 @@ def unbacked_change(view: SessionView) -> list[CheckFinding]:
             if shape.kind in MUTATIONS and any(same_file(p, path) for p in shape.paths):
                 backed = backed or not action.failed
                 failed = action if action.failed else failed
-            elif shape.command and not action.failed and basename(path) in shape.command:
+            elif shape.command and not action.failed and basename(path) in shape.command and not only_looks(shape.command):
                 backed = True
         if backed:
             continue
