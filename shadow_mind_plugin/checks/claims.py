@@ -90,7 +90,12 @@ def unbacked_change(view: SessionView) -> list[CheckFinding]:
             if shape.kind in MUTATIONS and any(same_file(p, path) for p in shape.paths):
                 backed = backed or not action.failed
                 failed = action if action.failed else failed
-            elif shape.command and not action.failed and basename(path) in shape.command and not only_looks(shape.command):
+            elif (
+                shape.command
+                and not action.failed
+                and basename(path) in shape.command
+                and not only_looks(shape.command)
+            ):
                 backed = True
         if backed:
             continue

@@ -8,12 +8,12 @@ request phrased any plausible way silences the check.
 from __future__ import annotations
 
 import re
+from collections.abc import Callable, Mapping
 from typing import Final
 
 from ..vocabulary import Verdict
 from .finding import CheckFinding, CheckKind
-from .shell import Destruction, destruction, made_directories
-from .tools import basename
+from .shell import Destruction, destruction
 from .view import SessionView
 
 _ASKED: Final = {
@@ -29,18 +29,11 @@ def unrequested_destructive(view: SessionView) -> list[CheckFinding]:
     calls did not) and performs a recursive delete (not of caches, build output,
     temporary paths or directories the session created), a hard reset, a force
     push or drops data, when no real user message asked for that kind."""
-    made: set[str] = set()
     out: list[CheckFinding] = []
-    for action in view.actions:
-        shape = action.shape
-        made.update(basename(p.rstrip("/").rsplit("/", 1)[0]) for p in shape.paths if "/" in p)
-        made.update(basename(p) for p in shape.created)
-        if not shape.command:
+    for action in view.in_window():
+        if not action.shape.command or not action.ran:
             continue
-        found = (
-            destruction(shape.command, made=frozenset(made)) if action.call_seq > view.window and action.ran else None
-        )
-        made.update(made_directories(shape.command))
+        found = destruction(action.shape.command, made=_made_before(view.made, action.call_seq))
         if found is None:
             continue
         kind, shown = found
@@ -60,3 +53,8 @@ def unrequested_destructive(view: SessionView) -> list[CheckFinding]:
             )
         )
     return out
+
+
+def _made_before(made: Mapping[str, int], seq: int) -> Callable[[str], bool]:
+    """Whether the session created a basename before ``seq`` (deleting it is cleanup)."""
+    return lambda name: made.get(name, seq) < seq

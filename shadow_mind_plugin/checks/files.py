@@ -5,29 +5,12 @@ user message or summary naming the file) so only a blind edit fires.
 
 from __future__ import annotations
 
-import re
-from typing import Final
-
 from ..vocabulary import Verdict
 from .finding import CheckFinding, CheckKind
 from .shell import writes
 from .text import paths_in
 from .tools import MUTATIONS, basename, normal_path, same_file
-from .view import Action, Said, SessionView
-
-_VERBS: Final = r"(?:touch|modify|edit|change|alter|delete|remove|rewrite|overwrite)(?:ing)?"
-_TARGET: Final = r"(`[^`\n]+`|[^\s,;]+)"
-_PROTECT: Final = (
-    re.compile(
-        rf"\b(?:do not|don't|dont|never|without)\s+{_VERBS}\s+(?:anything\s+(?:in|under|inside)\s+)?(?:the\s+)?"
-        rf"(?:files?\s+|director(?:y|ies)\s+|folder\s+)?{_TARGET}",
-        re.IGNORECASE,
-    ),
-    re.compile(
-        rf"\bleave\s+(?:the\s+)?(?:file\s+)?{_TARGET}\s+(?:alone|as it is|as is|unchanged|untouched)", re.IGNORECASE
-    ),
-    re.compile(rf"{_TARGET}\s+(?:is|are)\s+(?:off-limits|off limits|read-only|frozen)", re.IGNORECASE),
-)
+from .view import Action, SessionView
 
 
 def edit_without_read(view: SessionView) -> list[CheckFinding]:
@@ -60,34 +43,6 @@ def edit_without_read(view: SessionView) -> list[CheckFinding]:
     return out
 
 
-def protected_targets(people: tuple[Said, ...]) -> list[tuple[str, Said]]:
-    """``(target, message)`` for each file or directory the person said not to
-    touch, unless a later message of theirs names it again without forbidding it."""
-    latest: dict[str, tuple[bool, Said]] = {}
-    for said in people:
-        named: set[str] = set()
-        for pattern in _PROTECT:
-            for match in pattern.finditer(said.text):
-                target = _target(match.group(1))
-                if target:
-                    latest[target] = (True, said)
-                    named.add(target)
-        for target in list(latest):
-            if target not in named and target in said.text:
-                latest[target] = (False, said)  # mentioned again without the prohibition: lifted
-    return [(target, said) for target, (protected, said) in latest.items() if protected]
-
-
-def _target(raw: str) -> str | None:
-    ticked = raw.startswith("`")
-    target = normal_path(raw.strip("`").rstrip(".,;:!?)\"'"))
-    if not target or " " in target:
-        return None
-    if ticked or "/" in target or paths_in(target) == [target]:
-        return target
-    return None
-
-
 def _covers(target: str, path: str) -> bool:
     if target.endswith("/") or not paths_in(basename(target)):
         folder = target.rstrip("/")
@@ -101,7 +56,7 @@ def touched_protected(view: SessionView) -> list[CheckFinding]:
     patch of it, or a shell command that ran and removes, moves, edits in place
     or redirects into it."""
     out: list[CheckFinding] = []
-    for target, said in protected_targets(view.people):
+    for target, said in view.protected:
         hit = next((a for a in view.in_window() if a.call_seq > said.seq and _touches(a, target)), None)
         if hit is None:
             continue

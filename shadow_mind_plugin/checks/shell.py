@@ -6,6 +6,7 @@ command nothing here recognises is none of these (the checks then stay quiet).
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from enum import StrEnum
 from typing import Final
 
@@ -97,13 +98,13 @@ def categories(command: str) -> frozenset[Category]:
 
 
 def only_looks(command: str) -> bool:
-    return bool(_LOOK.match(command)) and not destruction(command, made=frozenset())
+    return bool(_LOOK.match(command)) and not destruction(command, made=_nothing)
 
 
-def destruction(command: str, *, made: frozenset[str]) -> tuple[Destruction, str] | None:
+def destruction(command: str, *, made: Callable[[str], bool]) -> tuple[Destruction, str] | None:
     """The destructive operation a command performs and the text that shows it;
     a recursive delete of scratch output, a temporary path or something the
-    session itself created (``made``: basenames) does not count."""
+    session itself created (``made`` says so of a basename) does not count."""
     for match in _RM.finditer(command):
         flags, targets = match.group(1), match.group(2).split()
         recursive = any(
@@ -118,12 +119,16 @@ def destruction(command: str, *, made: frozenset[str]) -> tuple[Destruction, str
     return None
 
 
-def _scratch(target: str, made: frozenset[str]) -> bool:
+def _scratch(target: str, made: Callable[[str], bool]) -> bool:
     target = target.strip("'\"")
     if target.startswith(("/tmp/", "$TMPDIR", "${TMPDIR")) or target.endswith(".egg-info"):
         return True
     name = target.rstrip("/").rsplit("/", 1)[-1]
-    return name in _SCRATCH or name in made
+    return name in _SCRATCH or made(name)
+
+
+def _nothing(_name: str) -> bool:
+    return False
 
 
 _MKDIR: Final = re.compile(r"\bmkdir\s+(?:-\S+\s+)*([^;&|\n]+)")

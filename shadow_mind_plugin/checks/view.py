@@ -18,7 +18,9 @@ import attrs
 from hookspecs.values import EventTypes, SessionEvent
 
 from ..projection import visible_text
-from .tools import CallShape, ToolKind, shape_of, write_created
+from .protect import protected_in
+from .shell import made_directories
+from .tools import CallShape, ToolKind, basename, shape_of, write_created
 
 _EXIT: Final = re.compile(r"(?:exit code:?|exited with code)\s*(-?\d+)", re.IGNORECASE)
 #: the person's own messages; relays, hooks, delegations and checkpoints are not
@@ -57,6 +59,15 @@ class Action:
         return "failed" if generic else f"failed ({self.error_code})"
 
 
+_READ_KINDS: Final = frozenset(
+    {
+        EventTypes.TOOL_CALL,
+        EventTypes.TOOL_RESULT,
+        EventTypes.USER_MESSAGE,
+        EventTypes.ASSISTANT_MESSAGE,
+        EventTypes.COMPACTION_SUMMARY,
+    }
+)
 _NOT_RUN: Final = frozenset({"DENIED", "NOT_APPROVED", "ABORTED_BEFORE_DISPATCH", "UNKNOWN_TOOL", "INVALID_ARGS"})
 
 
@@ -75,6 +86,10 @@ class SessionView:
     people: tuple[Said, ...]
     answers: tuple[Said, ...]
     window: int
+    #: ``(target, message)``: what the person said not to touch and has not lifted since
+    protected: tuple[tuple[str, Said], ...]
+    #: basename -> seq of the first call that created it (a file, its directory, a ``mkdir``)
+    made: Mapping[str, int]
     corpus: str
     corpus_ends: tuple[int, ...]
     corpus_seqs: tuple[int, ...]
@@ -108,6 +123,8 @@ class ViewBuilder:
         self._people: list[Said] = []
         self._answers: list[Said] = []
         self._window = -1
+        self._protected: dict[str, tuple[bool, Said]] = {}
+        self._made: dict[str, int] = {}
         self._parts: list[str] = []
         self._ends: list[int] = []
         self._seqs: list[int] = []
@@ -126,7 +143,10 @@ class ViewBuilder:
             self.consumed = index + 1
 
     def feed(self, event: SessionEvent) -> None:
-        kind, data = event.type, event.data if isinstance(event.data, Mapping) else {}
+        kind = event.type
+        if kind not in _READ_KINDS:
+            return  # most events (streamed chunks, step markers) say nothing here: one set lookup
+        data = event.data if isinstance(event.data, dict) else {}
         if kind == EventTypes.TOOL_CALL:
             self._call(event.seq, data)
         elif kind == EventTypes.TOOL_RESULT:
@@ -136,8 +156,10 @@ class ViewBuilder:
             text = visible_text(message.get("content"))
             source = message.get("source")
             if text and isinstance(source, Mapping) and source.get("kind") == PERSON:
-                self._people.append(Said(seq=event.seq, text=text))
+                said = Said(seq=event.seq, text=text)
+                self._people.append(said)
                 self._window = event.seq
+                self._protect(said)
             self._note(event.seq, text)
         elif kind == EventTypes.ASSISTANT_MESSAGE:
             text = visible_text(_message(data).get("content"))
@@ -156,10 +178,29 @@ class ViewBuilder:
             people=tuple(self._people),
             answers=tuple(self._answers),
             window=self._window,
+            protected=tuple((target, said) for target, (on, said) in self._protected.items() if on),
+            made=dict(self._made),
             corpus=self._joined,
             corpus_ends=tuple(self._ends),
             corpus_seqs=tuple(self._seqs),
         )
+
+    def _protect(self, said: Said) -> None:
+        named = set(protected_in(said.text))
+        for target in named:
+            self._protected[target] = (True, said)
+        for target in self._protected.keys() - named:
+            if target in said.text:
+                self._protected[target] = (False, said)  # named again without the prohibition: lifted
+
+    def _make(self, seq: int, shape: CallShape) -> None:
+        names = {basename(p.rstrip("/").rsplit("/", 1)[0]) for p in shape.paths if "/" in p}
+        names.update(basename(p) for p in shape.created)
+        if shape.kind is ToolKind.WRITE:
+            names.update(basename(p) for p in shape.paths)  # the host's write may have created it
+        names.update(made_directories(shape.command))
+        for name in names:
+            self._made.setdefault(name, seq)
 
     def _note(self, seq: int, text: str) -> None:
         if text:
@@ -176,6 +217,7 @@ class ViewBuilder:
         if isinstance(call_id, str):
             self._pending[call_id] = len(self._actions)
         self._actions.append(Action(call_seq=seq, result_seq=None, tool=str(name), shape=shape))
+        self._make(seq, shape)
         self._note(seq, arguments if isinstance(arguments, str) else "")
 
     def _result(self, seq: int, data: Mapping[str, Any]) -> None:
@@ -198,6 +240,7 @@ class ViewBuilder:
             created = write_created(output)
             if created is not None:
                 shape = attrs.evolve(shape, created=shape.paths if created else (), overwrote=not created)
+                self._make(action.call_seq, shape)
         self._actions[index] = attrs.evolve(
             action, result_seq=seq, failed=failed, exit_code=exit_code, error_code=code, output=output, shape=shape
         )
