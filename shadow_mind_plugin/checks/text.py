@@ -20,19 +20,22 @@ _HEDGE: Final = re.compile(
     r"once|until|unless|expect\w*|try|please|hopefully|probably|likely)\b|n't\b|\?",
     re.IGNORECASE,
 )
+#: the subject, then at most a few linking words, then the success verb: "a test
+#: for the passing case" names no result, "the tests now pass" does
+_LINK: Final = r"(?:\s+(?:now|all|again|are|is|do|does|also|reports?|shows?|comes back|finally|fully))*\s+"
 _CLAIMS: Final = {
     Category.TESTS: re.compile(
-        r"\b(?:tests?|test suite|suite|specs?)\b.*\b(?:pass(?:es|ing|ed)?|green|succeed(?:s|ed)?)\b"
-        r"|\ball\b.*\b(?:tests?|specs?)\b.*\b(?:pass(?:es|ing|ed)?|green)\b",
+        rf"\b(?:tests?|test suite|suite|specs?|pytest){_LINK}"
+        r"(?:pass(?:es|ed)?|(?:is|are|now)\s+passing|green|succeed(?:s|ed)?)\b",
         re.IGNORECASE,
     ),
     Category.LINT: re.compile(
-        r"\b(?:lint(?:er|ing|s)?|ruff|flake8|mypy|pyright|eslint|type ?check(?:s|ing|er)?)\b.*"
-        r"\b(?:pass(?:es|ing|ed)?|clean|green|succeed(?:s|ed)?|no (?:errors|issues|warnings|findings))\b",
+        rf"\b(?:lint(?:er|ing)?|ruff|flake8|mypy|pyright|eslint|type ?check(?:s|ing|er)?){_LINK}"
+        r"(?:pass(?:es|ed)?|clean|green|succeed(?:s|ed)?|no (?:errors|issues|warnings|findings))\b",
         re.IGNORECASE,
     ),
     Category.BUILD: re.compile(
-        r"\b(?:build|builds|compil(?:es|ation))\b.*\b(?:pass(?:es|ing|ed)?|succeed(?:s|ed)?|successful(?:ly)?|works|green|clean)\b"
+        rf"\b(?:build|builds|compilation){_LINK}(?:pass(?:es|ed)?|succeed(?:s|ed)?|successful|works|green|clean)\b"
         r"|\b(?:it|everything|the (?:code|project)) (?:now )?(?:compiles|builds)\b",
         re.IGNORECASE,
     ),
@@ -57,6 +60,7 @@ _CHANGE: Final = re.compile(
 )
 #: a relative path or file name: segments of word characters, a letter-led extension
 _PATH: Final = re.compile(r"(?<![\w/.:-])((?:[\w.-]+/)*[\w-][\w.-]*\.[A-Za-z][A-Za-z0-9]{0,7})(?::\d+)?(?![\w/(-])")
+_DOMAIN: Final = re.compile(r"^(?:www\.)?[\w-]+\.(?:com|org|net|io|dev|ai|co|edu|gov)/")
 _NOT_FILES: Final = frozenset({"e.g", "i.e", "etc", "vs", "a.m", "p.m"})
 _TICKED: Final = re.compile(r"`([^`\n]{1,200})`")
 _FUNCTION: Final = re.compile(r"^(?:[A-Za-z_]\w*\.)*([A-Za-z_]\w*)\(.*\)$")
@@ -104,6 +108,8 @@ def paths_in(sentence: str) -> list[str]:
         path = match.group(1).rstrip(".")
         start = match.start()
         if "://" in sentence[max(0, start - 12) : start + 3] or path.casefold() in _NOT_FILES or path in found:
+            continue
+        if "/" in path and _DOMAIN.match(path):  # github.com/org/repo.py is a link, not a file here
             continue
         found.append(path)
     return found

@@ -188,3 +188,8 @@ def test_done_that_admits_the_error_is_silent(dialect: str, tmp_path: Path) -> N
         Answer("Done with the review, but the edit failed; please apply it by hand."),
     ]
     assert run(dialect, steps, tmp_path).findings == []
+
+
+def test_a_sentence_naming_tests_without_claiming_a_result_is_silent(dialect: str, tmp_path: Path) -> None:
+    steps = [User("Cover the edge case"), Read("tests/test_app.py"), Shell("pytest -q", 1, "1 failed"), Answer("I wrote a test for the passing case.")]
+    assert "unverified-success" not in run(dialect, steps, tmp_path).kinds()
