@@ -71,6 +71,32 @@ def incremental(events: list[SessionEvent], watermark: int, allowlist: object) -
     return {"seconds": time.thread_time() - t, "wall": time.perf_counter() - w}
 
 
+def measure(size: int, reps: int, *, profiled: bool) -> tuple[int, float, float, float, int]:
+    """One size, the three variants interleaved: (size, project, checks, +100 events, findings)."""
+    events = session(size)
+    watermark = events[-1].seq
+    allowlist = project(events, watermark).seqs
+    found = check_session(events, watermark, allowlist)
+    print(f"\n{size:,} events; mix: {mix(events)}\n  findings on the last turn: {[f.kind.value for f in found]}")
+    result = compare_many(
+        [
+            ("project", lambda: cpu(lambda: project(events, watermark))),
+            ("checks (full)", lambda: cpu(lambda: check_session(events, watermark, allowlist))),
+            (f"checks (+{GROW} events)", lambda: incremental(events, watermark, allowlist)),
+        ],
+        reps=reps,
+        units=size,
+        unit="events",
+        title=f"checks vs projection, {size:,} events (cpu seconds)",
+    )
+    full, step = result["checks (full)"], result[f"checks (+{GROW} events)"]
+    if profiled:
+        from _common import profile
+
+        profile(lambda: check_session(events, watermark, allowlist), top=20, sort="tottime")
+    return size, full.a.median, full.b.median, step.b.median, len(found)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
     parser.add_argument("--sizes", default="1000,10000,100000", help="comma-separated session sizes in events")
@@ -78,30 +104,7 @@ def main() -> None:
     parser.add_argument("--profile", action="store_true", help="cProfile the checks on the largest session")
     args = parser.parse_args()
     sizes = [int(s) for s in args.sizes.split(",") if s]
-    rows: list[tuple[int, float, float, float, int]] = []
-    for size in sizes:
-        events = session(size)
-        watermark = events[-1].seq
-        allowlist = project(events, watermark).seqs
-        found = check_session(events, watermark, allowlist)
-        print(f"\n{size:,} events; mix: {mix(events)}\n  findings on the last turn: {[f.kind.value for f in found]}")
-        result = compare_many(
-            [
-                ("project", lambda: cpu(lambda: project(events, watermark))),
-                ("checks (full)", lambda: cpu(lambda: check_session(events, watermark, allowlist))),
-                (f"checks (+{GROW} events)", lambda: incremental(events, watermark, allowlist)),
-            ],
-            reps=args.reps,
-            units=size,
-            unit="events",
-            title=f"checks vs projection, {size:,} events (cpu seconds)",
-        )
-        full, step = result["checks (full)"], result[f"checks (+{GROW} events)"]
-        rows.append((size, full.a.median, full.b.median, step.b.median, len(found)))
-        if args.profile and size == max(sizes):
-            from _common import profile
-
-            profile(lambda: check_session(events, watermark, allowlist), top=20, sort="tottime")
+    rows = [measure(size, args.reps, profiled=args.profile and size == max(sizes)) for size in sizes]
     print("\nsummary (medians, cpu)")
     print(f"  {'events':>9}  {'project':>10}  {'checks':>10}  {'checks/project':>14}  {'+100 events':>11}")
     for size, proj, full_s, step_s, _ in rows:

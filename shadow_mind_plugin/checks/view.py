@@ -115,9 +115,17 @@ class SessionView:
 
 
 class ViewBuilder:
-    """Feeds events in order; :meth:`view` is a snapshot of what was fed."""
+    """Feeds events in order; :meth:`view` is a snapshot of what was fed.
+
+    :meth:`extend` with the same growing log feeds only the new events; a
+    different log, or a lower watermark, starts over (as the projector does)."""
 
     def __init__(self) -> None:
+        self._reset()
+
+    def _reset(self) -> None:
+        self._last: SessionEvent | None = None
+        self._watermark = -1
         self._actions: list[Action] = []
         self._pending: dict[str, int] = {}
         self._people: list[Said] = []
@@ -135,12 +143,24 @@ class ViewBuilder:
 
     def extend(self, events: Sequence[SessionEvent], watermark: int) -> None:
         """Feed the events after those already fed, through ``watermark``."""
+        if watermark < self._watermark or not self._continues(events):
+            self._reset()
+        self._watermark = watermark
         for index in range(self.consumed, len(events)):
             event = events[index]
             if event.seq > watermark:
                 return
             self.feed(event)
             self.consumed = index + 1
+            self._last = event
+
+    def _continues(self, events: Sequence[SessionEvent]) -> bool:
+        if self.consumed == 0:
+            return True
+        if len(events) < self.consumed:
+            return False
+        previous = events[self.consumed - 1]
+        return previous is self._last or previous == self._last
 
     def feed(self, event: SessionEvent) -> None:
         kind = event.type
