@@ -10,6 +10,8 @@ from .text import cited
 from .view import SessionView
 
 _SHOWN: Final = 3
+#: citations looked up per answer: each is a search of the session's text
+_LOOKED_UP: Final = 16
 
 
 def uncited_reference(view: SessionView) -> list[CheckFinding]:
@@ -20,7 +22,7 @@ def uncited_reference(view: SessionView) -> list[CheckFinding]:
     answer = view.answer()
     if answer is None or not view.in_window():
         return []
-    missing = [c for c, name in cited(answer.text) if not view.shown_before(name, answer.seq)]
+    missing = [c for c, name in cited(answer.text)[:_LOOKED_UP] if not view.shown_before(name, answer.seq)]
     if not missing:
         return []
     names = ", ".join(f"`{c}`" for c in missing[:_SHOWN]) + (

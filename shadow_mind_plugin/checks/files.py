@@ -18,15 +18,18 @@ def edit_without_read(view: SessionView) -> list[CheckFinding]:
     of a file whose name nothing earlier in the session showed (tool arguments
     or output, user messages, summaries); once per file."""
     out: list[CheckFinding] = []
-    flagged: set[str] = set()
+    # "seen before" only grows, so a file's first edit decides it: one corpus search per file
+    decided: set[str] = set()
     for action in view.in_window():
         if action.failed or action.result_seq is None:
             continue
         for path in action.shape.changed_existing():
             name = basename(path)
-            if not name or name in flagged or view.shown_before(name, action.call_seq):
+            if not name or name in decided:
                 continue
-            flagged.add(name)
+            decided.add(name)
+            if view.shown_before(name, action.call_seq):
+                continue
             out.append(
                 CheckFinding(
                     kind=CheckKind.EDIT_WITHOUT_READ,
