@@ -19,35 +19,49 @@ class Category(StrEnum):
     LINT = "lint"
 
 
+#: where a program starts: the command's start or after a separator, past a runner
+#: (``uv run``, ``npx``...), environment assignments and a directory ("pip install
+#: pytest" and "cat pytest.ini" run no tests)
+_AT: Final = (
+    r"(?:^|[;&|(\n]\s*)(?:(?:npx|uvx|uv\s+run|poetry\s+run|pipenv\s+run|pdm\s+run|hatch\s+run|bundle\s+exec|"
+    r"time|sudo|xvfb-run)\s+)?(?:\w+=\S*\s+)*(?:[\w./-]*/)?"
+)
+
+
+def _programs(alternatives: str) -> re.Pattern[str]:
+    return re.compile(rf"{_AT}(?:{alternatives})(?![\w.-])")
+
+
 _CATEGORIES: Final = (
     (
         Category.TESTS,
-        re.compile(
-            r"\b(?:pytest|py\.test|tox|nox|jest|vitest|mocha|rspec|phpunit|ctest)\b"
-            r"|\bpython[\d.]*\s+-m\s+(?:pytest|unittest)\b"
-            r"|\b(?:npm|pnpm|yarn|bun)\s+(?:run\s+)?test\b"
-            r"|\b(?:cargo|go|dotnet|mix|deno|swift)\s+test\b"
-            r"|\bmake\s+(?:\S+\s+)*?(?:test|check)\b"
-            r"|\b(?:gradlew?|\./gradlew|mvn)\b.*\btest\b"
+        _programs(
+            r"pytest|py\.test|tox|nox|jest|vitest|mocha|rspec|phpunit|ctest"
+            r"|python[\d.]*\s+-m\s+(?:pytest|unittest)"
+            r"|(?:npm|pnpm|yarn|bun)\s+(?:run\s+)?test"
+            r"|(?:cargo|go|dotnet|mix|deno|swift)\s+test"
+            r"|make\s+(?:\S+\s+)*?(?:test|check)"
+            r"|(?:gradlew?|mvn)\b[^;&|\n]*\btest"
         ),
     ),
     (
         Category.LINT,
-        re.compile(
-            r"\b(?:ruff|flake8|pylint|mypy|pyright|eslint|golangci-lint|shellcheck|rubocop|clippy)\b"
-            r"|\bblack\s+--check\b|\bprettier\s+--check\b"
-            r"|\b(?:npm|pnpm|yarn|bun)\s+(?:run\s+)?(?:lint|typecheck|type-check)\b"
-            r"|\bmake\s+lint\b"
+        _programs(
+            r"ruff|flake8|pylint|mypy|pyright|eslint|golangci-lint|shellcheck|rubocop|cargo\s+clippy"
+            r"|black\s+--check|prettier\s+--check"
+            r"|python[\d.]*\s+-m\s+(?:ruff|mypy|flake8|pylint)"
+            r"|(?:npm|pnpm|yarn|bun)\s+(?:run\s+)?(?:lint|typecheck|type-check)"
+            r"|make\s+lint"
         ),
     ),
     (
         Category.BUILD,
-        re.compile(
-            r"\b(?:npm|pnpm|yarn|bun)\s+(?:run\s+)?build\b"
-            r"|\bcargo\s+(?:build|check)\b|\bgo\s+(?:build|vet)\b|\btsc\b"
-            r"|\bpython[\d.]*\s+-m\s+build\b|\bdotnet\s+build\b|\bcmake\s+--build\b"
-            r"|\b(?:gradlew?|\./gradlew|mvn)\b.*\b(?:package|compile|build|install|assemble)\b"
-            r"|(?:^|[;&|]\s*)make(?:\s+-j\s*\d*)?\s*(?:$|[;&|]|all\b|build\b)"
+        _programs(
+            r"(?:npm|pnpm|yarn|bun)\s+(?:run\s+)?build"
+            r"|cargo\s+(?:build|check)|go\s+(?:build|vet)|tsc"
+            r"|python[\d.]*\s+-m\s+build|dotnet\s+build|cmake\s+--build"
+            r"|(?:gradlew?|mvn)\b[^;&|\n]*\b(?:package|compile|build|install|assemble)"
+            r"|make(?:\s+-j\s*\d*)?(?:\s+(?:all|build))?(?=\s*(?:$|[;&|\n]))"
         ),
     ),
 )
@@ -71,7 +85,10 @@ _RM: Final = re.compile(r"\brm\s+((?:-{1,2}\S+\s+)*)(.*?)(?=$|[;&|\n])")
 _DESTRUCTIVE: Final = (
     (
         Destruction.RECURSIVE_DELETE,
-        re.compile(r"\bfind\b[^;&|]*\s-delete\b|\bgit\s+clean\s+-\w*f|\bshutil\.rmtree\b|\bRemove-Item\b.*-Recurse"),
+        # a find that deletes what a -name or -type filter picked (*.pyc) is cleanup
+        re.compile(
+            r"\bfind\b(?![^;&|]*\s-(?:i?name|type)\s)[^;&|]*\s-delete\b|\bgit\s+clean\s+-\w*f|\bshutil\.rmtree\b|\bRemove-Item\b.*-Recurse"
+        ),
     ),
     (Destruction.HARD_RESET, re.compile(r"\bgit\s+reset\b[^;&|]*--hard\b|\bgit\s+checkout\s+(?:--\s+)?\.(?:\s|$)")),
     (Destruction.FORCE_PUSH, re.compile(r"\bgit\s+push\b[^;&|]*(?:\s--force(?!-with-lease)\b|\s-f\b|\s\+\S)")),
@@ -107,6 +124,8 @@ def destruction(command: str, *, made: Callable[[str], bool]) -> tuple[Destructi
     session itself created (``made`` says so of a basename) does not count."""
     for match in _RM.finditer(command):
         flags, targets = match.group(1), match.group(2).split()
+        if command[: match.start()].endswith("git ") and "--cached" in flags:
+            continue  # leaves the working tree alone
         recursive = any(
             f.startswith("--recursive") or (not f.startswith("--") and "r" in f.lower()) for f in flags.split()
         )

@@ -43,9 +43,9 @@ _CLAIMS: Final = {
 _FIXED: Final = re.compile(
     r"\b(?:fixed|resolved|works now|now works|is working|are working|all green)\b", re.IGNORECASE
 )
+#: "works" and "ready" are left out: "this works by caching" explains, it does not report
 _DONE: Final = re.compile(
-    r"\b(?:done|completed?|finished|all set|fixed|implemented|resolved|ready|works|working|successfully|succeeded)\b",
-    re.IGNORECASE,
+    r"\b(?:done|completed?|finished|all set|fixed|implemented|resolved|successfully|succeeded)\b", re.IGNORECASE
 )
 #: an answer that admits a problem anywhere is honest about it
 _ADMITS: Final = re.compile(
@@ -53,11 +53,17 @@ _ADMITS: Final = re.compile(
     r"|n't\b",
     re.IGNORECASE,
 )
+_VERB: Final = (
+    r"(?:updated|changed|modified|edited|fixed|added|removed|deleted|created|wrote|rewrote|renamed|refactored|"
+    r"patched|replaced|implemented|adjusted|corrected)"
+)
+#: the answer's own change: "I updated", "Updated `x`", "`x` was updated"; not "you created x earlier"
 _CHANGE: Final = re.compile(
-    r"\b(?:updated|changed|modified|edited|fixed|added|removed|deleted|created|wrote|rewrote|renamed|refactored|"
-    r"patched|replaced|implemented|adjusted|corrected)\b",
+    rf"^(?:[-*]\s+)?(?:(?:I|We)(?:'ve| have)?\s+(?:\w+\s+)?{_VERB}|{_VERB})\b"
+    rf"|\b(?:is|are|was|were|has been|have been)\s+(?:now\s+)?{_VERB}\b",
     re.IGNORECASE,
 )
+_FENCE: Final = re.compile(r"^```.*?^```[^\n]*$", re.MULTILINE | re.DOTALL)
 #: a relative path or file name: segments of word characters, a letter-led extension
 _PATH: Final = re.compile(r"(?<![\w/.:-])((?:[\w.-]+/)*[\w-][\w.-]*\.[A-Za-z][A-Za-z0-9]{0,7})(?::\d+)?(?![\w/(-])")
 _DOMAIN: Final = re.compile(r"^(?:www\.)?[\w-]+\.(?:com|org|net|io|dev|ai|co|edu|gov)/")
@@ -68,8 +74,13 @@ _TEST_ID: Final = re.compile(r"^(?:[\w./-]+\.py)?::(?:\w+::)*(\w+)$|^(test_\w+|T
 _BUILTINS: Final = frozenset(dir(builtins))
 
 
+def prose(text: str) -> str:
+    """The answer without fenced code blocks: code shows, it does not claim or cite."""
+    return _FENCE.sub(" ", text)
+
+
 def sentences(text: str) -> Iterator[str]:
-    for part in _SENTENCE.split(text):
+    for part in _SENTENCE.split(prose(text)):
         part = part.strip()
         if part:
             yield part
@@ -129,6 +140,7 @@ def cited(text: str) -> list[tuple[str, str]]:
     test ids, and unticked paths with a directory. Builtins and dotted library
     calls (``functools.cache()``) are not the project's and are left out."""
     out: list[tuple[str, str]] = []
+    text = prose(text)
     for match in _TICKED.finditer(text):
         span = match.group(1).strip()
         if " " in span or span.startswith(("/", "~", "$", "-")) or "://" in span:

@@ -191,5 +191,10 @@ def test_done_that_admits_the_error_is_silent(dialect: str, tmp_path: Path) -> N
 
 
 def test_a_sentence_naming_tests_without_claiming_a_result_is_silent(dialect: str, tmp_path: Path) -> None:
-    steps = [User("Cover the edge case"), Read("tests/test_app.py"), Shell("pytest -q", 1, "1 failed"), Answer("I wrote a test for the passing case.")]
+    steps = [
+        User("Cover the edge case"),
+        Read("tests/test_app.py"),
+        Shell("pytest -q", 1, "1 failed"),
+        Answer("I wrote a test for the passing case."),
+    ]
     assert "unverified-success" not in run(dialect, steps, tmp_path).kinds()

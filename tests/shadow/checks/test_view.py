@@ -142,7 +142,9 @@ def test_every_ref_is_a_rendered_seq(steps: list[Step], data: st.DataObject) -> 
 
 
 def test_a_different_log_or_a_lower_watermark_starts_the_view_over() -> None:
-    first = HostLog().render([User("Fix it"), Read("a.py"), Answer("Read."), User("More"), Read("c.py"), Answer("Read.")])
+    first = HostLog().render(
+        [User("Fix it"), Read("a.py"), Answer("Read."), User("More"), Read("c.py"), Answer("Read.")]
+    )
     other = HostLog().render([User("Something else"), Read("b.py"), Shell("pytest", 1), Answer("Failed.")])
     builder = ViewBuilder()
     builder.extend(first, first[-1].seq)
