@@ -9,6 +9,7 @@ import json
 from pathlib import Path
 
 from hookspecs.values import create_user_message
+from shadow_mind_plugin.client_view import card_view, restore_cards
 from shadow_mind_plugin.governance.cards import render_card
 
 from ..helpers import new_root, settle, shadow_host, write_definition
@@ -59,6 +60,10 @@ async def test_a_finding_is_relayed_without_a_model(tmp_path: Path) -> None:
     (run,) = card.data["runs"]
     assert run["phase"] == "report" and run["relayed"] is True and run["check"] == "uncited-reference"
     assert render_card(card).endswith("Evidence checks report relayed (gap) [check: uncited-reference]")
+    (section,) = card_view(card, lambda: False).sections
+    assert ("Evidence check", "uncited-reference") in section.meta
+    (restored,) = restore_cards(root.id, events)
+    assert restored.data["runs"][0]["check"] == "uncited-reference"
     journal = tmp_path / "home" / "shadow-minds" / "logs" / "default.jsonl"
     records = [json.loads(line) for line in journal.read_text().splitlines()]
     assert any(r.get("check") == "uncited-reference" for r in records)
