@@ -155,5 +155,4 @@ def cited(text: str) -> list[tuple[str, str]]:
             out.append((span, span.split(":")[0].rsplit("/", 1)[-1]))
     unticked = _TICKED.sub(" ", text)
     out.extend((path, path.rsplit("/", 1)[-1]) for path in paths_in(unticked) if "/" in path)
-    seen: set[str] = set()
-    return [(c, n) for c, n in out if not (c in seen or seen.add(c))]  # type: ignore[func-returns-value]
+    return list(dict.fromkeys(out))  # each citation once, in order
