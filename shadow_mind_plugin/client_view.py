@@ -83,6 +83,8 @@ def card_view(card: Card, collapsed_by_default: Callable[[], bool]) -> CardView:
 def _section(run: dict[str, Any], *, retry_enabled: bool) -> CardSection:
     phase = str(run.get("phase", ""))
     meta: list[tuple[str, str]] = []
+    if isinstance(run.get("check"), str):  # a checks-only review: no model wrote this
+        meta.append(("Evidence check", run["check"]))
     if run.get("verdict"):
         meta.append(("Verdict", str(run["verdict"])))
     if isinstance(run.get("severity"), (int, float)):
@@ -142,7 +144,11 @@ def restore_cards(session_id: str, events: Sequence[Any]) -> list[Card]:
             name, body = bodies[index] if index < len(bodies) else (str(report.get("shadow_id", "Shadow")), "")
             cycles.setdefault(seq, []).append(
                 {
-                    **{k: report[k] for k in ("run_id", "shadow_id", "child_session_id", "verdict", "severity", "refs") if k in report},
+                    **{
+                        k: report[k]
+                        for k in ("run_id", "shadow_id", "child_session_id", "verdict", "severity", "refs", "check")
+                        if k in report
+                    },
                     "shadow_name": name,
                     "captured_through_seq": seq,
                     "phase": "report",

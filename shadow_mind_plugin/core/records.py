@@ -47,6 +47,8 @@ class RunView:
     independence: str | None = None
     route: str | None = None
     tools: dict[str, Any] | None = None
+    #: the evidence check whose finding this run reports (a checks-only review)
+    check: str | None = None
 
     def to_json(self) -> dict[str, Any]:
         out: dict[str, Any] = {}

@@ -14,9 +14,12 @@ from ..vocabulary import DEFAULT_ACTIVATION_PROBABILITY, DEFAULT_SHADOW_ID, DEFA
 
 Capture = Literal["full", "since-compaction"]
 ContextMode = Literal["standard", "minimal"]
+#: who reviews: a model child (the default) or only the deterministic evidence checks
+Reviewer = Literal["model", "checks"]
 
 CAPTURE_VALUES: Final[tuple[Capture, ...]] = ("full", "since-compaction")
 CONTEXT_VALUES: Final[tuple[ContextMode, ...]] = ("standard", "minimal")
+REVIEWER_VALUES: Final[tuple[Reviewer, ...]] = ("model", "checks")
 
 #: Ids double as file and log names, so they are restricted to a safe alphabet.
 #: Always use ``fullmatch``: Python's ``$`` also accepts a trailing newline.
@@ -60,6 +63,8 @@ class ShadowDefinition:
     context: ContextMode = "standard"
     think_first: bool = False
     holdout: bool = False
+    #: ``checks``: no child and no model; the evidence checks' most severe finding is the report
+    reviewer: Reviewer = "model"
     source_path: Path | None = attrs.field(default=None, eq=False)
 
     @property

@@ -23,6 +23,7 @@ from .errors import DefinitionError
 from .model import (
     CAPTURE_VALUES,
     CONTEXT_VALUES,
+    REVIEWER_VALUES,
     SHADOW_ID_PATTERN_TEXT,
     TOOL_NAME_PATTERN,
     TOOL_NAME_PATTERN_TEXT,
@@ -56,6 +57,7 @@ FIELD_KEYS: Final = frozenset(
         "context",
         "think_first",
         "holdout",
+        "reviewer",
     }
 )
 #: Keys of removed features: still accepted (so old files keep loading), ignored.
@@ -224,6 +226,7 @@ def _build(fields: Any, body: str, source_path: Path) -> ShadowDefinition:
         context=_choice(fields, "context", CONTEXT_VALUES),
         think_first=_optional_bool(fields, "think_first", False),
         holdout=_optional_bool(fields, "holdout", False),
+        reviewer=_choice(fields, "reviewer", REVIEWER_VALUES),
         prompt=prompt,
         source_path=source_path.resolve(),
     )

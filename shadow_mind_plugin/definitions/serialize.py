@@ -69,6 +69,8 @@ def definition_metadata(definition: ShadowDefinition) -> dict[str, Any]:
         meta["think_first"] = True
     if definition.holdout:
         meta["holdout"] = True
+    if definition.reviewer != "model":
+        meta["reviewer"] = definition.reviewer
     return dict(sorted(meta.items()))
 
 

@@ -170,6 +170,7 @@ def _relay_line(relay: Mapping[str, Any]) -> str:
         f"  seq {relay['seq']} {relay['time']} ({_fmt(relay.get('form'))}): verdict {_fmt(relay.get('verdict'))}, "
         f"severity {_fmt(relay.get('severity'))}, refs {_fmt(relay.get('refs'))}, "
         f"captured through {_fmt(relay.get('captured_through_seq'))}"
+        + (f", check {relay['check']}" if relay.get("check") else "")
     )
 
 

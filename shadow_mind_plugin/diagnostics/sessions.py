@@ -176,6 +176,8 @@ def relays_in(events: Iterable[Mapping[str, Any]]) -> list[dict[str, Any]]:
                     "time": iso_ms(event.get("time")),
                     "form": source.get("form"),
                     **{key: report.get(key) for key in RELAY_FIELDS},
+                    # a checks-only review's report names its check; a model's has none
+                    **({"check": report["check"]} if isinstance(report.get("check"), str) else {}),
                 }
             )
     return rows

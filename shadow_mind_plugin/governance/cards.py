@@ -33,6 +33,8 @@ def render_card(card: Any) -> str:
             label += " relayed" if run.get("relayed") else " waiting to be relayed"
             if run.get("verdict"):
                 label += f" ({run['verdict']})"
+            if run.get("check"):
+                label += f" [check: {run['check']}]"
         elif run.get("reason_code"):
             label += f" [{run['reason_code']}]"
         if run.get("cause"):

@@ -62,6 +62,8 @@ def lifecycle_record(entry: RunEntry, event: str, time: str) -> dict[str, Any]:
         "provider_stop_reason": view.provider_stop_reason,
         "error": view.error,
         "relayed": view.relayed,
+        # only a checks-only review's records carry it
+        **({"check": view.check} if view.check else {}),
     }
 
 

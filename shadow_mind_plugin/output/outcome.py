@@ -180,11 +180,11 @@ class OutcomeRules:
                 **extra,
             )
             return
-        # i: a report needs a body and a child to point at
+        # i: a report needs a body and a child to point at (a check's finding has no child)
         content = output.content.strip()
         if keys:
             content = redact(content, keys)
-        if not content or not view.child_session_id:
+        if not content or not (view.child_session_id or view.check):
             g.finish_run(
                 entry,
                 Phase.FAILED,
@@ -213,6 +213,7 @@ class OutcomeRules:
             severity=output.severity,
             holdout_keys=keys,
             manual=entry.manual,
+            check=view.check,
         )
         view.verdict = str(output.verdict)
         view.refs = tuple(output.refs)

@@ -29,7 +29,8 @@ class PendingReport:
     shadow_id: str
     shadow_name: str
     run_id: str
-    child_session_id: str
+    #: None for a checks-only review, which has no child
+    child_session_id: str | None
     captured_through_seq: int
     content: str
     verdict: str
@@ -38,15 +39,20 @@ class PendingReport:
     holdout_keys: tuple[str, ...] = ()
     #: asked for explicitly (``/shadow new``, retry): relayed even while paused
     manual: bool = False
+    #: the evidence check that produced the report (``check`` in the provenance)
+    check: str | None = None
 
     def provenance(self) -> dict[str, Any]:
         out: dict[str, Any] = {
             "shadow_id": self.shadow_id,
             "run_id": self.run_id,
-            "child_session_id": self.child_session_id,
-            "captured_through_seq": self.captured_through_seq,
-            "verdict": self.verdict,
         }
+        if self.child_session_id is not None:
+            out["child_session_id"] = self.child_session_id
+        if self.check is not None:
+            out["source"], out["check"] = "check", self.check
+        out["captured_through_seq"] = self.captured_through_seq
+        out["verdict"] = self.verdict
         if self.severity is not None:
             out["severity"] = self.severity
         out["refs"] = list(self.refs)

@@ -22,6 +22,7 @@ from ..prompt_record import stored_prompt
 from ..routes import model_selection, root_route
 from ..utf16 import u16len
 from ..vocabulary import CHILD_LABEL_PREFIX, PROVIDER_NAME, ReasonCode, Stage
+from .checks_review import check_review
 
 if TYPE_CHECKING:
     from ..core.context import RuntimeContext
@@ -63,24 +64,34 @@ class ReviewPipeline:
         result: Any = None
         run: Any = None
         keys: tuple[str, ...] = ()
+        checked: Any = None  # a checks-only review's projection (its refs allowlist)
         try:
             governance.set_stage(entry, Stage.PREPARE)
             if entry.definition.holdout:
                 keys = tuple(self._ctx.registry.holdout_keys(entry.definition.id))
             projection, disclosure = self._project(entry)
-            failure_code = ReasonCode.MODEL_SELECTION_INVALID
-            framed = self._frame(entry, projection, disclosure, keys)
-            failure_code = ReasonCode.SUBAGENT_START_FAILED
-            governance.set_stage(entry, Stage.START)
-            run = await self._ctx.host.subagents.start(PROVIDER_NAME, _request(entry, framed))
-            entry.view.child_session_id = run.id
-            governance.debug(entry, "child-started")
-            failure_code = ReasonCode.SUBAGENT_RESULT_FAILED
-            governance.set_stage(entry, Stage.RUN)
-            result = await run.result()
-            child = run.local_agent
-            if child is not None:
-                governance.record_child_telemetry(entry, child.session.events)
+            if entry.definition.reviewer == "checks":
+                # no child and no model: the checks' finding is the structured output
+                governance.set_stage(entry, Stage.RUN)
+                result, finding = check_review(
+                    entry.owner.run, entry.owner.root.session.events, entry.view.captured_through_seq, projection
+                )
+                entry.view.check = str(finding.kind) if finding is not None else None
+                checked = projection
+            else:
+                failure_code = ReasonCode.MODEL_SELECTION_INVALID
+                framed = self._frame(entry, projection, disclosure, keys)
+                failure_code = ReasonCode.SUBAGENT_START_FAILED
+                governance.set_stage(entry, Stage.START)
+                run = await self._ctx.host.subagents.start(PROVIDER_NAME, _request(entry, framed))
+                entry.view.child_session_id = run.id
+                governance.debug(entry, "child-started")
+                failure_code = ReasonCode.SUBAGENT_RESULT_FAILED
+                governance.set_stage(entry, Stage.RUN)
+                result = await run.result()
+                child = run.local_agent
+                if child is not None:
+                    governance.record_child_telemetry(entry, child.session.events)
         except Exception as exc:
             failure = (entry.view.stage, failure_code, exc)
         finally:
@@ -89,7 +100,7 @@ class ReviewPipeline:
                 dispose_error = await _dispose(run)
         governance.quality_metadata(entry, result, failure)
         # refs are checked against what the reviewer was shown, not the whole projection
-        shown = framed.prompt if framed is not None else None
+        shown = framed.prompt if framed is not None else checked
         self._outcomes.decide(entry, shown, result, failure, dispose_error, keys)
 
     def _project(self, entry: RunEntry) -> tuple[Any, str]:

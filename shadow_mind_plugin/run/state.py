@@ -6,6 +6,7 @@ from typing import Generic, TypeVar
 
 import attrs
 
+from ..checks import ViewBuilder
 from ..projection import IncrementalProjector
 
 #: the live run record (``core.owner.RunEntry``); generic so this module
@@ -20,3 +21,5 @@ class RunState(Generic[E]):
     total_runs: int = 0
     #: renders only the events appended since the previous review
     projector: IncrementalProjector = attrs.field(factory=IncrementalProjector)
+    #: the evidence checks' view of the root session, fed the same way
+    checks: ViewBuilder = attrs.field(factory=ViewBuilder)

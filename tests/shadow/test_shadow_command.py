@@ -538,6 +538,7 @@ async def test_set_changes_one_field_at_a_time(tmp_path: Path) -> None:
             ("run_with_model none", "run_with_model = null"),
             ("timeout_seconds null", "timeout_seconds = null"),
             ("think_first true", "think_first = true"),
+            ("reviewer checks", 'reviewer = "checks"'),
         ]
         for args, shown in cases:
             assert ok(await shadow(host, root, f"/shadow set {args}")) == f"default Shadow updated: {shown}"
@@ -548,6 +549,7 @@ async def test_set_changes_one_field_at_a_time(tmp_path: Path) -> None:
         assert saved.tools == ("read", "grep", "bash")
         assert saved.capture == "since-compaction" and saved.think_first is True
         assert saved.run_with_model is None and saved.timeout_seconds is None
+        assert saved.reviewer == "checks"
         shown_text = ok(await shadow(host, root, "/shadow show"))
         assert shown_text == default_md(home).read_text()
         assert "timeout_seconds" not in shown_text and "run_with_model" not in shown_text

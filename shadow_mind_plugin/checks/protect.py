@@ -1,0 +1,46 @@
+"""What the person said not to touch: file or directory targets in their words.
+
+Only path-like targets (with a ``/`` or an extension, or backticked) count:
+"don't touch the tests" names nothing a check could match without guessing.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Final
+
+from .text import paths_in
+from .tools import normal_path
+
+_VERBS: Final = r"(?:touch|modify|edit|change|alter|delete|remove|rewrite|overwrite)(?:ing)?"
+_TARGET: Final = r"(`[^`\n]+`|[^\s,;]+)"
+_FORBID: Final = re.compile(
+    rf"\b(?:do not|don't|dont|never|without)\s+{_VERBS}\s+(?:anything\s+(?:in|under|inside)\s+)?(?:the\s+)?"
+    rf"(?:files?\s+|director(?:y|ies)\s+|folder\s+)?{_TARGET}",
+    re.IGNORECASE,
+)
+_LEAVE: Final = re.compile(
+    rf"\bleave\s+(?:the\s+)?(?:file\s+)?{_TARGET}\s+(?:alone|as it is|as is|unchanged|untouched)", re.IGNORECASE
+)
+#: matched from the verb back: a pattern that starts with the target would be tried at every character
+_OFF_LIMITS: Final = re.compile(r"\s+(?:is|are)\s+(?:off-limits|off limits|read-only|frozen)\b", re.IGNORECASE)
+
+
+def protected_in(text: str) -> list[str]:
+    """The targets one message forbids touching."""
+    raw = [m.group(1) for pattern in (_FORBID, _LEAVE) for m in pattern.finditer(text)]
+    for match in _OFF_LIMITS.finditer(text):
+        before = text[: match.start()].split()
+        if before:
+            raw.append(before[-1])
+    return [target for target in map(_target, raw) if target]
+
+
+def _target(raw: str) -> str | None:
+    ticked = raw.startswith("`")
+    target = normal_path(raw.strip("`").rstrip(".,;:!?)\"'"))
+    if not target or " " in target:
+        return None
+    if ticked or "/" in target or paths_in(target) == [target]:
+        return target
+    return None

@@ -1,0 +1,154 @@
+"""The view the checks read: tool shapes, exit codes, incrementality, and refs
+that always lie on the projection's rendered seqs."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from harness.transcripts.reader import import_transcript
+from hookspecs.values import SessionEvent
+from shadow_mind_plugin.checks import ViewBuilder, check_session, run_checks, validate, view_of
+from shadow_mind_plugin.checks.tools import ToolKind, shape_of
+from shadow_mind_plugin.projection import project
+
+from .dialects import Answer, Edit, HostLog, Read, Search, Shell, Step, User, Write
+
+FIXTURES = Path(__file__).resolve().parents[2] / "transcripts" / "fixtures"
+
+
+def _imported(name: str) -> list[SessionEvent]:
+    imported = import_transcript(FIXTURES / name)
+    return [SessionEvent(type=e.type, seq=i, time=0.0, data=e.data) for i, e in enumerate(imported.events)]
+
+
+def test_exit_codes_of_real_claude_code_and_codex_shell_results() -> None:
+    for name in ("real_claude_code_2197.jsonl", "real_codex_0171.jsonl"):
+        events = _imported(name)
+        (action,) = view_of(events, events[-1].seq).actions
+        assert (action.shape.kind, action.shape.command, action.exit_code, action.failed) == (
+            ToolKind.SHELL,
+            "cat notes.txt",
+            1,
+            True,
+        )
+
+
+def test_the_small_fixtures_fire_as_their_stories_say() -> None:
+    claude = _imported("claude-code-small.jsonl")
+    first_turn = next(e.seq for e in claude if e.type == "turn/end")
+    kinds = [f.kind.value for f in check_session(claude, first_turn, project(claude, first_turn).seqs)]
+    assert kinds == ["unverified-success"]  # "Done: the test passes now." after `pytest -q` failed
+    codex = _imported("codex-small.jsonl")
+    first_turn = next(e.seq for e in codex if e.type == "turn/end")
+    kinds = [f.kind.value for f in check_session(codex, first_turn, project(codex, first_turn).seqs)]
+    assert kinds == ["unverified-success", "done-after-error"]  # pytest failed; the apply_patch failed
+
+
+def test_shapes_of_each_dialect() -> None:
+    assert shape_of("bash", '{"command":"pytest -q"}').command == "pytest -q"
+    assert shape_of("shell", '{"command":["bash","-lc","ruff check ."]}').command == "ruff check ."
+    assert shape_of("exec_command", '{"cmd":"ls"}').command == "ls"
+    assert shape_of("local_shell", '{"type":"exec","command":["rm","-rf","x"]}').command == "rm -rf x"
+    assert shape_of("shell", '{"command":["bash","-lc","ls"],"workdir":[absolute-path]}').command == "ls"
+    patch = shape_of(
+        "apply_patch",
+        '{"input":"*** Begin Patch\\n*** Add File: a.py\\n*** Update File: b.py\\n*** Delete File: c.py\\n*** End Patch"}',
+    )
+    assert (patch.kind, patch.paths, patch.created, patch.deleted) == (
+        ToolKind.PATCH,
+        ("a.py", "b.py", "c.py"),
+        ("a.py",),
+        ("c.py",),
+    )
+    assert patch.changed_existing() == ("b.py",)
+    assert shape_of("Edit", '{"file_path":"src/a.py"}').changed_existing() == ("src/a.py",)
+    assert (
+        shape_of("write", '{"path":"a.py"}').changed_existing() == ()
+    )  # the host's write does not say it replaced a file
+    assert shape_of("mystery", "not json").kind is ToolKind.OTHER
+
+
+def test_an_incremental_view_equals_one_built_from_scratch() -> None:
+    events = HostLog().render(
+        [
+            User("Fix it"),
+            Read("a.py"),
+            Shell("pytest", 1),
+            Answer("Looking."),
+            User("Go on"),
+            Edit("a.py"),
+            Shell("pytest"),
+            Answer("Fixed."),
+        ]
+    )
+    builder = ViewBuilder()
+    middle = events[len(events) // 2].seq
+    builder.extend(events, middle)
+    assert builder.view() == view_of(events, middle)
+    builder.extend(events, events[-1].seq)
+    assert builder.consumed == len(events)
+    assert builder.view() == view_of(events, events[-1].seq)
+
+
+def test_refs_outside_the_allowlist_are_dropped_and_so_is_unseen_evidence() -> None:
+    events = HostLog().render(
+        [User("Fix add()"), Read("src/app.py"), Shell("pytest -q", 1), Answer("All tests pass now.")]
+    )
+    view = view_of(events, events[-1].seq)
+    (finding,) = run_checks(view)
+    call, result, answer = finding.refs
+    (narrowed,) = run_checks(view, {result, answer})
+    assert narrowed.refs == (result, answer)
+    assert run_checks(view, {call, answer}) == []  # the failed result is the evidence: not shown, not reported
+
+
+_PATHS = st.sampled_from(["src/app.py", "src/util.py", "tests/test_app.py", "config.yml", "build"])
+_STEPS: st.SearchStrategy[Step] = st.one_of(
+    st.builds(User, st.sampled_from(["Fix it", "Don't touch `tests/`", "Please delete build", "Explain"])),
+    st.builds(
+        Shell,
+        st.sampled_from(["pytest -q", "ruff check .", "rm -rf src", "git push -f", "ls", "rm -rf build"]),
+        st.sampled_from([0, 1]),
+    ),
+    st.builds(Read, _PATHS, st.booleans()),
+    st.builds(Search, st.just("add"), st.sampled_from(["", "src/app.py:1:def add"])),
+    st.builds(Edit, _PATHS, st.booleans()),
+    st.builds(Write, _PATHS, st.booleans()),
+    st.builds(
+        Answer,
+        st.sampled_from(
+            ["Done.", "All tests pass.", "I updated `src/app.py`.", "See `helper()` in src/util.py.", "Fixed."]
+        ),
+    ),
+)
+
+
+@settings(max_examples=150, deadline=None)
+@given(st.lists(_STEPS, min_size=1, max_size=14), st.data())
+def test_every_ref_is_a_rendered_seq(steps: list[Step], data: st.DataObject) -> None:
+    events = HostLog().render([User("Start"), *steps])
+    watermark = data.draw(st.integers(min_value=0, max_value=events[-1].seq))
+    projection = project(events, watermark)
+    shown = set(projection.seqs)
+    # a prompt bound may leave the oldest entries out: the allowlist is then a newest suffix
+    kept = data.draw(st.integers(min_value=0, max_value=len(shown)))
+    allowlist = set(sorted(shown)[len(shown) - kept :])
+    for finding in check_session(events, watermark, allowlist):
+        assert set(finding.refs) <= allowlist and finding.evidence in allowlist
+        assert validate(finding, allowlist).ok
+
+
+def test_a_different_log_or_a_lower_watermark_starts_the_view_over() -> None:
+    first = HostLog().render(
+        [User("Fix it"), Read("a.py"), Answer("Read."), User("More"), Read("c.py"), Answer("Read.")]
+    )
+    other = HostLog().render([User("Something else"), Read("b.py"), Shell("pytest", 1), Answer("Failed.")])
+    builder = ViewBuilder()
+    builder.extend(first, first[-1].seq)
+    builder.extend(other, other[-1].seq)
+    assert builder.view() == view_of(other, other[-1].seq)
+    builder.extend(other, 2)
+    assert builder.view() == view_of(other, 2)
