@@ -1,5 +1,5 @@
-"""Request bodies, bounded while they stream (issue 19: a 300 MB body was read
-whole before it was refused).
+"""Request bodies, bounded while they stream (a body is refused before it is
+buffered, not after).
 
 Two places, one limit. ``BodyLimit`` answers 413 at once, before the app runs,
 when ``Content-Length`` says the body is over the limit (or is no number), so

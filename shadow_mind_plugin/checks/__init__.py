@@ -1,4 +1,4 @@
-"""Deterministic evidence checks over the root session (issue 24).
+"""Deterministic evidence checks over the root session.
 
 Pure functions ``(SessionView) -> list[CheckFinding]``, one per kind, over the
 same events the projection renders; each finding fits the reviewer's report
