@@ -1,0 +1,446 @@
+"""The one secret detector: which parts of a text would let someone act as the person.
+
+:func:`hide_credentials` replaces each credential it finds by ``[credential]``
+and leaves everything else verbatim (names, separators, quotes, URL hosts),
+so hidden tool output, code and config still read as what they were.
+:mod:`hookspecs.scrub` builds both of its scrubbers on it; nothing else in the
+project should carry its own credential patterns.
+
+What is found, in this order:
+
+1. known secret values: the ones a caller passes and the ones registered
+   process-wide with :func:`register_secret` (the configured provider keys),
+   whole or any run of :data:`PARTIAL_SECRET` or more of their characters;
+2. PEM private key blocks (``-----BEGIN … PRIVATE KEY-----`` through its
+   ``END`` line, also with JSON-escaped ``\\n`` line breaks; without an ``END``
+   line, through the end of the base64 body);
+3. in one pass of one combined pattern, whichever of these starts first:
+
+   * an assignment to a secret-looking name: a name whose last segment(s) are
+     one of :data:`_KEYWORDS` (``api_key``, ``OPENAI_API_KEY``, ``client_secret``,
+     ``access_token``, ``DB_PASSWORD``, ``aws_secret_access_key``,
+     ``private_key``, ``Authorization``, …), optionally quoted or escaped-quoted
+     (JSON, ``\\"`` inside JSON text), then ``:``, ``=``, ``:=`` or ``=>``, then
+     an optional auth scheme (``Bearer``/``Basic``/``Token``/…) and the value,
+     quoted or bare (JSON, YAML, env, ``export``, INI, keyword arguments,
+     HTTP headers). Only the value is replaced, and not when it is plainly no
+     secret: empty, a placeholder (``${VAR}``, ``<key>``, ``***``, ``null``,
+     a type name such as ``str``) or an identifier that is itself a
+     secret-looking name or a call (``api_key=api_key``, ``token=self.token``,
+     ``password=get_password()``);
+   * vendor tokens, whole: OpenAI/Anthropic-style ``sk-…`` (``sk-proj-``,
+     ``sk-ant-``), Stripe ``sk_live_``/``rk_live_``/``sk_test_``/``rk_test_``,
+     AWS key ids (``AKIA``/``ASIA``/``ABIA``/``ACCA``/``A3T…``), GitHub
+     (``ghp_``/``gho_``/``ghu_``/``ghs_``/``ghr_``/``github_pat_``), GitLab
+     (``glpat-`` and its siblings), Slack (``xoxb-``/``xoxp-``/``xoxa-``/…,
+     ``xapp-``), Google API keys (``AIza…``) and JWTs (``eyJ….….…``);
+   * the path of a Slack webhook URL (``hooks.slack.com/services/…``);
+   * the password of a URL (``scheme://user:password@host``; user and host kept);
+   * a bare ``Bearer <token>`` (the word kept).
+
+The vendor token shapes are ported from Yelp's detect-secrets
+(https://github.com/Yelp/detect-secrets, Apache-2.0, ``detect_secrets/plugins``:
+aws, github_token, gitlab_token, slack, stripe, jwt, private_key, basic_auth,
+and the key words of keyword.py), loosened to hide prefixes of truncated
+tokens and extended with Google, ``sk-``, ``xapp-``, ``github_pat_`` and
+``token``-named values. detect-secrets itself is not used at run time: its
+keyword patterns backtrack and it scans far slower than the budget for
+session appends (see ``bench/secret_scan.py``).
+
+Speed: a text in which a cheap prefilter (one combined pattern of the
+rules' literal openings) finds nothing is returned at once; that is nearly
+every string of a transcript. Every pattern runs in linear time: no
+quantifier is nested, each rule opens on a literal or at the start of a word,
+and a name's prefix cannot overlap its key word's boundary.
+
+Importing this module has no side effects.
+"""
+
+from __future__ import annotations
+
+import re
+import threading
+from bisect import bisect_right
+from collections.abc import Iterable, Sequence
+from itertools import accumulate
+from typing import Final
+
+import re2  # type: ignore[import-untyped]
+
+__all__ = [
+    "CREDENTIAL",
+    "MIN_REGISTERED_SECRET",
+    "PARTIAL_SECRET",
+    "forget_registered_secrets",
+    "hide_credentials",
+    "may_hold_credentials",
+    "suspects",
+    "register_secret",
+]
+
+CREDENTIAL: Final = "[credential]"
+#: Consecutive characters of a known secret that count as an echo of it.
+PARTIAL_SECRET: Final = 8
+#: Shortest value :func:`register_secret` accepts: keyless local servers take
+#: dummy keys such as ``ollama`` or ``EMPTY``, and hiding those words in every
+#: stored event would mangle ordinary text while protecting nothing.
+MIN_REGISTERED_SECRET: Final = 16
+
+# White space that both Python (str.isspace) and ECMAScript agree on ...
+BREAK: Final = "\t\n\v\f\r \u00a0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000"
+# ... and white space that either of them accepts (Python adds \x1c-\x1f and
+# \x85, ECMAScript \ufeff).
+SPACE: Final = BREAK + "\x1c-\x1f\x85\ufeff"
+_S = f"[{SPACE}]"
+
+# Every rule below runs on the text folded to lower case (``_fold``: ASCII
+# letters, and the letters that fold to ASCII ones under JavaScript's `iu`
+# flags: the long s, the Kelvin sign, the dotted and dotless i), except the
+# vendor tokens whose alphabet is case-sensitive, which run on the text as
+# given. Folding keeps every position, so a span found in one is the span in
+# the other. Each pattern opens with a literal, which Python's engine finds by
+# a fast substring search instead of trying the pattern at every position.
+
+# A key word is the last segment of a name: it follows the start of the name
+# or a separator (OPENAI_API_KEY, x-api-key, db.password), never a letter or
+# digit (mytoken, PGPASSWORD), and no letter or digit follows it (token_count,
+# max_tokens, secretary and passwordless are not secrets). The list is
+# detect-secrets' DENYLIST plus token, authorization and credential(s).
+_KEY_PREFIXES: Final = ("api", "access", "secret", "private", "priv", "auth", "client", "account", "service", "db")
+_KEY_WORDS: Final = tuple(f"{p}{sep}key" for p in _KEY_PREFIXES for sep in ("_", "-", ""))
+
+
+def _key_word(literal: str, *, words: tuple[str, ...] = (), suffix: str = "") -> str:
+    """A pattern opening on ``literal`` that matches a whole key word ending
+    there (one of ``words``) or starting there (``literal`` + ``suffix``)."""
+    if words:
+        # the word is checked behind the literal, so the pattern still opens on it
+        return literal + "(?:" + "|".join(f"(?<=(?<![0-9a-z]){w})" for w in words) + ")"
+    return f"{literal}(?<![0-9a-z]{literal}){suffix}"
+
+
+_KEYWORD_RULES: Final = (
+    ("key", _key_word("key", words=_KEY_WORDS)),
+    ("token", _key_word("token")),
+    ("secret", _key_word("secret")),
+    ("pass", _key_word("pass", suffix="(?:word|wd|phrase)?")),
+    ("pwd", _key_word("pwd")),
+    ("authorization", _key_word("authorization")),
+    ("credential", _key_word("credential", suffix="s?")),
+)
+_SCHEME = rf"(?:(?:bearer|basic|token|digest|bot){_S}+)?"
+# After the key word: an optional closing quote (escaped in JSON text) or
+# bracket, the separator, then the value: double- or single-quoted (a quote
+# escaped with \ both opens and closes, as in JSON text inside a JSON string;
+# other escapes stay inside the value) or bare, up to white space or one of
+# , ; & ( ) [ ] { } < > " '.
+_ASSIGNED = (
+    rf"(?![0-9a-z])(?:\\?[\"'`])?\]?{_S}*(?::=|=>|[:=]){_S}*"
+    rf"(?:\\?\"{_SCHEME}(?P<dq>(?:[^\"\\\r\n]|\\[^\"\r\n])*)"
+    rf"|\\?'{_SCHEME}(?P<sq>(?:[^'\\\r\n]|\\[^'\r\n])*)"
+    rf"|{_SCHEME}(?P<bare>[^{BREAK},;&()\[\]{{}}<>\"']+))"
+)
+
+# Vendor tokens, whole: (the literals one of which must occur, the pattern,
+# whether it runs on the folded text). Shapes from detect-secrets (see the
+# module docstring); not after a word character, so ask-… or a hash that
+# happens to contain AKIA is left alone.
+_W = r"(?<![0-9A-Za-z_])"
+_TOKEN_RULES: Final = (
+    (("sk-",), r"sk-(?<![0-9a-z_]sk-)[a-z0-9._~+/=-]{8,}", True),
+    (("k_live_", "k_test_"), rf"{_W}[sr]k_(?:live|test)_[0-9A-Za-z]{{10,}}", False),
+    (
+        ("AKIA", "ASIA", "ABIA", "ACCA", "A3T"),
+        rf"{_W}(?:A3T[A-Z0-9]|AKIA|ASIA|ABIA|ACCA)[0-9A-Z]{{16}}(?![0-9A-Za-z])",
+        False,
+    ),
+    (("gh",), rf"{_W}(?:gh[pousr]_[A-Za-z0-9_]{{30,}}|github_pat_[A-Za-z0-9_]{{20,}})", False),
+    (("gl",), rf"{_W}gl(?:pat|dt|ft|soat|rt|cbt|imt|ptt|agent|oas)-[A-Za-z0-9_-]{{20,}}", False),
+    (("xox", "xapp-"), r"(?<![0-9a-z_])(?:xox[abposr]|xapp)-[a-z0-9-]{10,}", True),
+    (("AIza",), rf"{_W}AIza[0-9A-Za-z_-]{{35}}", False),
+    # not after its own alphabet: eyJ-eyJ-… would scan to the end from each one
+    (("eyJ",), r"(?<![A-Za-z0-9_-])eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_=+/-]*", False),
+)
+# Rules that hide one part of their match, the group ``secret``.
+_PART_RULES: Final = (
+    ("hooks.slack.com/", r"hooks\.slack\.com/(?:services|workflows)/(?P<secret>[a-z0-9_/]+)"),
+    ("://", rf"://[^{BREAK}/?#@:]*:(?P<secret>[^{BREAK}/?#@]+)@"),
+    ("bearer", rf"bearer(?<![0-9a-z_]bearer){_S}+(?P<secret>[a-z0-9._~+/=-]{{8,}})"),
+)
+
+
+class _Rule:
+    """One rule: literals that must occur, its pattern, where it runs and what it hides."""
+
+    __slots__ = ("folded", "kind", "literals", "pattern")
+
+    def __init__(self, literals: tuple[str, ...], pattern: str, *, folded: bool, kind: str) -> None:
+        self.literals = literals
+        self.pattern = re.compile(pattern)
+        self.folded = folded
+        #: "assign": the value, unless it is plainly no secret; "token": the
+        #: whole match; "part": the group ``secret``
+        self.kind = kind
+
+
+_RULES: Final = (
+    *(_Rule((lit,), pat + _ASSIGNED, folded=True, kind="assign") for lit, pat in _KEYWORD_RULES),
+    *(_Rule(lits, pat, folded=folded, kind="token") for lits, pat, folded in _TOKEN_RULES),
+    *(_Rule((lit,), pat, folded=True, kind="part") for lit, pat in _PART_RULES),
+)
+
+# Every rule's literal in one RE2 pattern (RE2 scans in linear time with a
+# DFA, hundreds of MB/s, whatever the number of literals): a text without a
+# hit has nothing to hide, which is nearly every string of a session. Key
+# words count only when a separator follows, as in the rules. It also holds
+# on the JSON text of a value (see may_hold_credentials): quotes and
+# backslashes may repeat and escaped white space may separate.
+_GATE_KEYWORDS = r"key|token|secret|pass(?:word|wd|phrase)?|pwd|author[iı]zat[iı]on|credent[iı]als?"
+_GATE_PATTERN: Final = (
+    rf"(?i)(?:{_GATE_KEYWORDS})[\"'`\]\\]*(?:[{SPACE}]|\\[nrtfb]|\\u00[0-9a-f]{{2}})*(?::=|=>|[:=])"
+    r"|sk-|xox|xapp-|hooks\.slack\.com/|://|bearer"
+    r"|(?-i:[sr]k_live_|[sr]k_test_|AKIA|ASIA|ABIA|ACCA|A3T|gh[pousr]_|github_pat_|gl[a-z]{1,5}-|AIza|eyJ|PRIVATE KEY)"
+)
+_GATE: Final = re2.compile(_GATE_PATTERN)
+# the same over UTF-8 (one encoding for all of an event's strings, byte offsets)
+_GATE_BYTES: Final = re2.compile(_GATE_PATTERN.encode())
+
+_PEM_BEGIN: Final = re.compile(r"-----BEGIN[A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?-----")
+_PEM_END: Final = re.compile(r"-----END[A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?-----")
+# A truncated block (no END line): its body runs over base64 and line breaks,
+# raw or JSON-escaped.
+_PEM_BODY: Final = re.compile(r"(?:[A-Za-z0-9+/=\r\n]|\\[nr])*")
+
+# Values that name or stand for a secret rather than being one.
+_PLACEHOLDER: Final = re.compile(
+    r"\$\{?[A-Za-z_][A-Za-z0-9_]*\}?|\{\{[^{}]*\}\}|%\([A-Za-z_]+\)s|<[^<>]*>|\*+|x{3,}|\.{3}|…"
+    r"|none|null|nil|true|false|undefined|str|string|int|bytes|bool|float|number|any|optional|secretstr"
+    r"|\[credential\]",
+    re.IGNORECASE,
+)
+_IDENTIFIER: Final = re.compile(r"[A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)*")
+_NAMES_A_SECRET: Final = re.compile(
+    r"(?<![0-9a-z])(?:key|token|secret|pass(?:word|wd|phrase)?|pwd|authorization|credentials?)(?![0-9a-z])"
+)
+
+
+def hide_credentials(text: str, *, secrets: Iterable[str] = ()) -> str:
+    """``text`` with every credential the detector finds replaced by ``[credential]``.
+
+    ``secrets`` are values known to be secret for this call, on top of the
+    ones registered with :func:`register_secret`.
+    """
+    text = _KNOWN.hide(text, {s for s in secrets if s})
+    return _hide_found(text) if _GATE.search(text) is not None else text
+
+
+def may_hold_credentials(text: str | bytes) -> bool:
+    """False when no string that ``text`` holds could lose anything to
+    :func:`hide_credentials`.
+
+    ``text`` is a string or the JSON text of a value (compact, non-ASCII kept,
+    as str or UTF-8): one scan of a whole session event's line instead of a
+    walk over its strings.
+    """
+    if isinstance(text, bytes):
+        return _GATE_BYTES.search(text) is not None or _KNOWN.occurs_in_bytes(text)
+    return _GATE.search(text) is not None or _KNOWN.occurs_in(text)
+
+
+def suspects(texts: Sequence[str]) -> list[bool]:
+    """For each of ``texts``, False when :func:`hide_credentials` would surely
+    leave it as it is.
+
+    One scan over all of them (an event's string values): the gate costs a
+    few microseconds a call, and an event holds dozens of short strings.
+    """
+    if _KNOWN.occurs_in("\0".join(texts)):
+        return [True] * len(texts)
+    encoded = [text.encode("utf-8", "surrogatepass") for text in texts]
+    data = b"\0".join(encoded)
+    starts = list(accumulate((len(e) + 1 for e in encoded), initial=0))
+    flags = [False] * len(texts)
+    pos = 0
+    while (hit := _GATE_BYTES.search(data, pos)) is not None:
+        index = bisect_right(starts, hit.start()) - 1
+        flags[index] = True
+        pos = starts[index + 1]  # the rest of that text is scrubbed anyway
+    return flags
+
+
+def register_secret(value: str) -> bool:
+    """Make ``value`` (a configured API key) known to every later scrub in
+    this process; True if it was taken.
+
+    Values shorter than :data:`MIN_REGISTERED_SECRET` are refused (see there).
+    """
+    value = value.strip()
+    if len(value) < MIN_REGISTERED_SECRET:
+        return False
+    _KNOWN.add(value)
+    return True
+
+
+def forget_registered_secrets() -> None:
+    """Drop every registered secret (tests; a host that reloads its profiles)."""
+    _KNOWN.clear()
+
+
+class _KnownSecrets:
+    """The registered secrets and their :data:`PARTIAL_SECRET`-character windows.
+
+    The windows are computed once per registration, not per scrub: session
+    appends scrub every value, and most texts contain none of them.
+    """
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._values: frozenset[str] = frozenset()
+        self._windows: frozenset[str] = frozenset()
+        self._encoded: frozenset[bytes] = frozenset()
+
+    def add(self, value: str) -> None:
+        with self._lock:
+            self._values |= {value}
+            self._windows |= _windows_of({value})
+            self._encoded = frozenset(w.encode("utf-8", "surrogatepass") for w in self._windows)
+
+    def clear(self) -> None:
+        with self._lock:
+            self._values = frozenset()
+            self._windows = frozenset()
+            self._encoded = frozenset()
+
+    def occurs_in(self, text: str) -> bool:
+        """True when a registered secret's window occurs in ``text``."""
+        return any(window in text for window in self._windows)
+
+    def occurs_in_bytes(self, data: bytes) -> bool:
+        return any(window in data for window in self._encoded)
+
+    def hide(self, text: str, extra: set[str]) -> str:
+        windows = self._windows | _windows_of(extra) if extra else self._windows
+        # Cheap check first (one C-speed substring search per window): the
+        # character-by-character pass below only runs on a hit.
+        if windows and any(window in text for window in windows):
+            text = _hide_windows(text, windows, PARTIAL_SECRET)
+        for short in sorted((s for s in extra if len(s) < PARTIAL_SECRET), key=len, reverse=True):
+            text = text.replace(short, CREDENTIAL)
+        return text
+
+
+_KNOWN: Final = _KnownSecrets()
+
+
+def _windows_of(secrets: Iterable[str]) -> frozenset[str]:
+    n = PARTIAL_SECRET
+    return frozenset(s[i : i + n] for s in secrets if len(s) >= n for i in range(len(s) - n + 1))
+
+
+def _hide_windows(text: str, windows: frozenset[str], n: int) -> str:
+    """``text`` with each stretch covered by windows replaced by ``[credential]``.
+
+    Linear in ``len(text)``: every window of ``n`` characters is looked up in
+    the set; overlapping or touching matches merge into one span.
+    """
+    spans: list[list[int]] = []
+    for i in range(len(text) - n + 1):
+        if text[i : i + n] in windows:
+            if spans and i <= spans[-1][1]:
+                spans[-1][1] = i + n
+            else:
+                spans.append([i, i + n])
+    return _splice(text, [(start, stop) for start, stop in spans])
+
+
+def _hide_pem_blocks(text: str) -> str:
+    spans: list[tuple[int, int]] = []
+    pos = 0
+    ends_left = True  # once an END search fails, later ones would too (and cost O(n) each)
+    while (begin := _PEM_BEGIN.search(text, pos)) is not None:
+        end = _PEM_END.search(text, begin.end()) if ends_left else None
+        ends_left = end is not None
+        stop = end.end() if end is not None else _end_of_body(text, begin.end())
+        spans.append((begin.start(), stop))
+        pos = stop
+    return _splice(text, spans)
+
+
+def _end_of_body(text: str, start: int) -> int:
+    body = _PEM_BODY.match(text, start)
+    return body.end() if body is not None else start
+
+
+def _splice(text: str, spans: list[tuple[int, int]]) -> str:
+    """``text`` with each (start, stop) span, in order and apart, replaced by ``[credential]``."""
+    if not spans:
+        return text
+    parts: list[str] = []
+    end = 0
+    for start, stop in spans:
+        parts += [text[end:start], CREDENTIAL]
+        end = stop
+    parts.append(text[end:])
+    return "".join(parts)
+
+
+def _hide_found(text: str) -> str:
+    """``text`` with what the rules find hidden (after the gate said it might hold some)."""
+    if "PRIVATE KEY" in text:
+        text = _hide_pem_blocks(text)
+    folded = _fold(text)
+    spans: list[tuple[int, int]] = []
+    for rule in _RULES:
+        target = folded if rule.folded else text
+        if any(literal in target for literal in rule.literals):
+            spans += _found(rule, target, text)
+    return _splice(text, _merged(spans))
+
+
+def _fold(text: str) -> str:
+    """``text`` in lower case, position for position (see the rules' comment)."""
+    if text.isascii():
+        return text.lower()
+    # U+0130 lowers to two characters; the long s and the dotless i stay
+    # themselves under lower() but count as s and i for names.
+    folded = text.replace("\u0130", "i").lower().replace("\u017f", "s").replace("\u0131", "i")
+    # (no other character changes length under lower(); should one ever, the
+    # rules still see the text as given rather than shifted spans)
+    return folded if len(folded) == len(text) else text
+
+
+def _found(rule: _Rule, target: str, text: str) -> list[tuple[int, int]]:
+    """The spans ``rule`` hides in ``target`` (``text`` or its folded form)."""
+    spans: list[tuple[int, int]] = []
+    for match in rule.pattern.finditer(target):
+        if rule.kind == "token":
+            spans.append(match.span())
+        elif rule.kind == "part":
+            spans.append(match.span("secret"))
+        else:
+            group = next(g for g in ("dq", "sq", "bare") if match.group(g) is not None)
+            start, end = match.span(group)
+            if not _not_a_secret(text[start:end], folded_value=target[start:end], next_char=text[end : end + 1]):
+                spans.append((start, end))
+    return spans
+
+
+def _merged(spans: list[tuple[int, int]]) -> list[tuple[int, int]]:
+    """Non-empty ``spans`` in order, overlapping or touching ones joined."""
+    merged: list[tuple[int, int]] = []
+    for start, end in sorted(span for span in spans if span[0] < span[1]):
+        if merged and start <= merged[-1][1]:
+            merged[-1] = (merged[-1][0], max(end, merged[-1][1]))
+        else:
+            merged.append((start, end))
+    return merged
+
+
+def _not_a_secret(value: str, *, folded_value: str, next_char: str) -> bool:
+    """True when an assigned value names or stands for a secret instead of being one."""
+    if not value or _PLACEHOLDER.fullmatch(value):
+        return True
+    if _IDENTIFIER.fullmatch(value) is None:
+        return False
+    # a reference (api_key=api_key, token=self.token) or a call (password=get_password())
+    return _NAMES_A_SECRET.search(folded_value) is not None or next_char in ("(", "[")
