@@ -8,6 +8,7 @@ import json
 from pathlib import Path
 from typing import Any
 
+from harness.cli.render import tool_call_line, tool_result_line
 from harness.web.payloads import event_payload
 from hookspecs.scrub import CREDENTIAL
 from hookspecs.values import EventTypes, ToolDefinition, ToolResult, create_user_message, message_to_json
@@ -74,3 +75,11 @@ async def test_the_event_append_returns_is_the_scrubbed_one(tmp_path: Path) -> N
         event = session.append(EventTypes.USER_MESSAGE, {"message": message_to_json(create_user_message(ENV_FILE))})
         assert _leaks(json.dumps(event.data)) == []
         assert session.events[-1] is event
+
+
+def test_the_console_lines_hide_secrets_of_events_stored_before_the_fix() -> None:
+    # events read from an older session.jsonl did not pass the log's scrub
+    call = tool_call_line({"name": "configure", "arguments": json.dumps({"api_key": ARG_KEY})})
+    failed = tool_result_line({"name": "configure", "error": {"code": "X", "message": f"bad key {ENV_KEY}"}})
+    assert _leaks(call + failed) == []
+    assert call == f'⚙ configure(api_key="{CREDENTIAL}")'
