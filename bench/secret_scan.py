@@ -100,6 +100,7 @@ def _line(rng: random.Random, i: int) -> str:
     elif kind < 0.35:
         message = {"role": "assistant", "content": [{"type": "text", "text": _PROSE * rng.randint(1, 6)}]}
     elif kind < 0.55:
+        snippet = rng.choice([_CODE, _JS, _GO])
         message = {
             "role": "assistant",
             "content": [
@@ -110,8 +111,8 @@ def _line(rng: random.Random, i: int) -> str:
                     "input": {
                         "command": "git log -n 12 && cat package-lock.json",
                         "file_path": f"/home/me/app/src/m{i}.py",
-                        "old_string": _CODE[:200],
-                        "new_string": _CODE[:240],
+                        "old_string": snippet[:200],
+                        "new_string": snippet[:240],
                     },
                 }
             ],

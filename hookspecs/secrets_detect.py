@@ -61,7 +61,7 @@ from __future__ import annotations
 import re
 import threading
 from bisect import bisect_right
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from itertools import accumulate
 from typing import Final
 
@@ -148,7 +148,7 @@ _ASSIGNED = (
 _W = r"(?<![0-9A-Za-z_])"
 _TOKEN_RULES: Final = (
     (("sk-",), r"sk-(?<![0-9a-z_]sk-)[a-z0-9._~+/=-]{8,}", True),
-    (("k_live_", "k_test_"), rf"{_W}[sr]k_(?:live|test)_[0-9A-Za-z]{{10,}}", False),
+    (("sk_live_", "rk_live_", "sk_test_", "rk_test_"), rf"{_W}[sr]k_(?:live|test)_[0-9A-Za-z]{{10,}}", False),
     (
         ("AKIA", "ASIA", "ABIA", "ACCA", "A3T"),
         rf"{_W}(?:A3T[A-Z0-9]|AKIA|ASIA|ABIA|ACCA)[0-9A-Z]{{16}}(?![0-9A-Za-z])",
@@ -189,6 +189,20 @@ _RULES: Final = (
     *(_Rule((lit,), pat, folded=True, kind="part") for lit, pat in _PART_RULES),
 )
 
+
+def _by_start(folded: bool) -> dict[str, tuple[_Rule, ...]]:
+    """The rules (on the folded text or not) by the first character of their literals."""
+    table: dict[str, list[_Rule]] = {}
+    for rule in _RULES:
+        if rule.folded == folded:
+            for first in {literal[0] for literal in rule.literals}:
+                table.setdefault(first, []).append(rule)
+    return {first: tuple(rules) for first, rules in table.items()}
+
+
+_BY_FOLDED_START: Final = _by_start(folded=True)
+_BY_EXACT_START: Final = _by_start(folded=False)
+
 # Every rule's literal in one RE2 pattern (RE2 scans in linear time with a
 # DFA, hundreds of MB/s, whatever the number of literals): a text without a
 # hit has nothing to hide, which is nearly every string of a session. Key
@@ -201,9 +215,12 @@ _GATE_PATTERN: Final = (
     r"|sk-|xox|xapp-|hooks\.slack\.com/|://|bearer"
     r"|(?-i:[sr]k_live_|[sr]k_test_|AKIA|ASIA|ABIA|ACCA|A3T|gh[pousr]_|github_pat_|gl[a-z]{1,5}-|AIza|eyJ|PRIVATE KEY)"
 )
-_GATE: Final = re2.compile(_GATE_PATTERN)
-# the same over UTF-8 (one encoding for all of an event's strings, byte offsets)
 _GATE_BYTES: Final = re2.compile(_GATE_PATTERN.encode())
+# The binding's public search/finditer wrap every hit in Python objects (about
+# 8 us each, more than the scan of a whole event); its compiled RE2 object
+# answers with plain spans. The public API stays the fallback.
+_GATE_RAW: Final = getattr(_GATE_BYTES, "_regexp", None)
+_UNANCHORED: Final = re2._Anchor.UNANCHORED if _GATE_RAW is not None else None
 
 _PEM_BEGIN: Final = re.compile(r"-----BEGIN[A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?-----")
 _PEM_END: Final = re.compile(r"-----END[A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?-----")
@@ -231,7 +248,14 @@ def hide_credentials(text: str, *, secrets: Iterable[str] = ()) -> str:
     ones registered with :func:`register_secret`.
     """
     text = _KNOWN.hide(text, {s for s in secrets if s})
-    return _hide_found(text) if _GATE.search(text) is not None else text
+    data = text.encode("utf-8", "surrogatepass")
+    if _gate_hit(data, 0) < 0:
+        return text
+    if "PRIVATE KEY" in text:
+        text = _hide_pem_blocks(text)
+        data = text.encode("utf-8", "surrogatepass")
+    spans = _spans_at_hits(text, data) if text.isascii() else _spans_everywhere(text)
+    return _splice(text, _merged(spans))
 
 
 def may_hold_credentials(text: str | bytes) -> bool:
@@ -243,8 +267,8 @@ def may_hold_credentials(text: str | bytes) -> bool:
     walk over its strings.
     """
     if isinstance(text, bytes):
-        return _GATE_BYTES.search(text) is not None or _KNOWN.occurs_in_bytes(text)
-    return _GATE.search(text) is not None or _KNOWN.occurs_in(text)
+        return _gate_hit(text, 0) >= 0 or _KNOWN.occurs_in_bytes(text)
+    return _gate(text) or _KNOWN.occurs_in(text)
 
 
 def suspects(texts: Sequence[str]) -> list[bool]:
@@ -261,8 +285,8 @@ def suspects(texts: Sequence[str]) -> list[bool]:
     starts = list(accumulate((len(e) + 1 for e in encoded), initial=0))
     flags = [False] * len(texts)
     pos = 0
-    while (hit := _GATE_BYTES.search(data, pos)) is not None:
-        index = bisect_right(starts, hit.start()) - 1
+    while (at := _gate_hit(data, pos)) >= 0:
+        index = bisect_right(starts, at) - 1
         flags[index] = True
         pos = starts[index + 1]  # the rest of that text is scrubbed anyway
     return flags
@@ -384,17 +408,59 @@ def _splice(text: str, spans: list[tuple[int, int]]) -> str:
     return "".join(parts)
 
 
-def _hide_found(text: str) -> str:
-    """``text`` with what the rules find hidden (after the gate said it might hold some)."""
-    if "PRIVATE KEY" in text:
-        text = _hide_pem_blocks(text)
+def _gate(text: str) -> bool:
+    # RE2 over UTF-8 bytes: handing it a str costs more than encoding it here
+    # (the binding maps every offset back to characters)
+    return _gate_hit(text.encode("utf-8", "surrogatepass"), 0) >= 0
+
+
+def _gate_hit(data: bytes, pos: int) -> int:
+    """Where the gate's first hit in ``data`` at or after ``pos`` starts, or -1."""
+    return next(_gate_hits(data, pos), (-1, -1))[0]
+
+
+def _gate_hits(data: bytes, pos: int = 0) -> Iterator[tuple[int, int]]:
+    """The (start, end) of each gate hit in ``data``, non-overlapping, in order."""
+    if _GATE_RAW is None:
+        yield from (hit.span() for hit in _GATE_BYTES.finditer(data, pos))
+        return
+    end = len(data)
+    while pos <= end:
+        start, stop = _GATE_RAW.Match(_UNANCHORED, data, pos, end)[0]
+        if start < 0:
+            return
+        yield start, stop
+        pos = stop if stop > start else stop + 1
+
+
+def _spans_at_hits(text: str, data: bytes) -> list[tuple[int, int]]:
+    """What the rules hide in ASCII ``text``, trying them only where the gate
+    hit (``data`` is ``text`` as bytes, so byte and character offsets agree).
+
+    Every rule's match opens on a literal the gate matches, so this finds what
+    :func:`_spans_everywhere` finds, without scanning big texts once per rule.
+    """
+    folded = text.lower()
+    spans: list[tuple[int, int]] = []
+    for at, _ in _gate_hits(data):
+        for rule in (*_BY_FOLDED_START.get(folded[at], ()), *_BY_EXACT_START.get(text[at], ())):
+            target = folded if rule.folded else text
+            match = rule.pattern.match(target, at)
+            if match is not None:
+                spans += _spans_of(rule, match, text)
+    return spans
+
+
+def _spans_everywhere(text: str) -> list[tuple[int, int]]:
+    """What the rules hide in ``text`` (any text: each rule scans all of it)."""
     folded = _fold(text)
     spans: list[tuple[int, int]] = []
     for rule in _RULES:
         target = folded if rule.folded else text
         if any(literal in target for literal in rule.literals):
-            spans += _found(rule, target, text)
-    return _splice(text, _merged(spans))
+            for match in rule.pattern.finditer(target):
+                spans += _spans_of(rule, match, text)
+    return spans
 
 
 def _fold(text: str) -> str:
@@ -409,20 +475,17 @@ def _fold(text: str) -> str:
     return folded if len(folded) == len(text) else text
 
 
-def _found(rule: _Rule, target: str, text: str) -> list[tuple[int, int]]:
-    """The spans ``rule`` hides in ``target`` (``text`` or its folded form)."""
-    spans: list[tuple[int, int]] = []
-    for match in rule.pattern.finditer(target):
-        if rule.kind == "token":
-            spans.append(match.span())
-        elif rule.kind == "part":
-            spans.append(match.span("secret"))
-        else:
-            group = next(g for g in ("dq", "sq", "bare") if match.group(g) is not None)
-            start, end = match.span(group)
-            if not _not_a_secret(text[start:end], folded_value=target[start:end], next_char=text[end : end + 1]):
-                spans.append((start, end))
-    return spans
+def _spans_of(rule: _Rule, match: re.Match[str], text: str) -> list[tuple[int, int]]:
+    """The span ``rule`` hides of its ``match`` (none for a value that is no secret)."""
+    if rule.kind == "token":
+        return [match.span()]
+    if rule.kind == "part":
+        return [match.span("secret")]
+    group = next(g for g in ("dq", "sq", "bare") if match.group(g) is not None)
+    start, end = match.span(group)
+    if _not_a_secret(text[start:end], folded_value=match.group(group), next_char=text[end : end + 1]):
+        return []
+    return [(start, end)]
 
 
 def _merged(spans: list[tuple[int, int]]) -> list[tuple[int, int]]:

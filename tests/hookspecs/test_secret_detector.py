@@ -193,3 +193,15 @@ def test_a_short_dummy_key_is_not_registered(monkeypatch: pytest.MonkeyPatch) ->
     monkeypatch.setattr(secrets_detect, "_KNOWN", secrets_detect._KnownSecrets())
     assert not secrets_detect.register_secret("ollama")
     assert scrub_secrets("ollama serve") == "ollama serve"
+
+
+@pytest.mark.parametrize(
+    "text", [t for _, t, _ in HIDDEN] + [t for _, t in KEPT], ids=[i for i, _, _ in HIDDEN] + [i for i, _ in KEPT]
+)
+def test_trying_rules_at_gate_hits_finds_what_scanning_everywhere_finds(text: str) -> None:
+    # the fast path (ASCII text, rules tried only where the gate hit) must
+    # agree with every rule scanning the whole text
+    from hookspecs import secrets_detect
+
+    data = text.encode()
+    assert sorted(secrets_detect._spans_at_hits(text, data)) == sorted(secrets_detect._spans_everywhere(text))
