@@ -32,7 +32,7 @@ import base64
 import json
 import random
 import sys
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -41,7 +41,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from _common import compare_many
 
-from hookspecs.scrub import scrub_json
+from hookspecs.scrub import json_strings, scrub_json
 
 _CODE = '''def load_config(path: str, *, token: str | None = None) -> dict[str, Any]:
     """Read the profile and merge the environment (max_tokens=4096)."""
@@ -155,18 +155,6 @@ def corpus(lines: int) -> list[str]:
     return [_line(rng, i) for i in range(lines)]
 
 
-def strings(value: Any) -> Iterator[str]:
-    """Every string value of a parsed JSON value (keys are not values)."""
-    if isinstance(value, str):
-        yield value
-    elif isinstance(value, dict):
-        for item in value.values():
-            yield from strings(item)
-    elif isinstance(value, list):
-        for item in value:
-            yield from strings(item)
-
-
 def detect_secrets_scanners() -> tuple[Callable[[str], object], Callable[[str], object]] | None:
     try:
         from detect_secrets.core.plugins.util import get_mapping_from_secret_type_to_class
@@ -213,7 +201,7 @@ def main() -> None:
 
             def parse_and_scan(scan: Callable[[str], object] = scan) -> None:
                 for line in lines:
-                    for text in strings(json.loads(line)):
+                    for text in json_strings(json.loads(line)):
                         scan(text)
 
             variants.append((name, parse_and_scan))

@@ -48,6 +48,7 @@ __all__ = [
     "CREDENTIAL",
     "DEFAULT_LIMIT",
     "PARTIAL_SECRET",
+    "json_strings",
     "scrub_json",
     "scrub_secrets",
     "scrub_text",
@@ -127,20 +128,21 @@ def scrub_json(value: Any, *, secrets: Iterable[str] = (), serialized: str | byt
         return _scrub_value(value, known)
     if serialized is not None and not may_hold_credentials(serialized):
         return value
-    strings = list(_strings(value))
+    strings = list(json_strings(value))
     return _scrub_value(value, known, iter(suspects(strings))) if strings else value
 
 
-def _strings(value: Any) -> Iterator[str]:
-    """The string values in ``value``, in the order :func:`_scrub_value` visits them."""
+def json_strings(value: Any) -> Iterator[str]:
+    """The string values (not keys) of parsed JSON ``value``, in the order
+    :func:`_scrub_value` visits them."""
     if isinstance(value, str):
         yield value
     elif isinstance(value, dict):
         for item in value.values():
-            yield from _strings(item)
+            yield from json_strings(item)
     elif isinstance(value, (list, tuple)):
         for item in value:
-            yield from _strings(item)
+            yield from json_strings(item)
 
 
 def _scrub_value(value: Any, secrets: tuple[str, ...], flags: Iterator[bool] | None = None) -> Any:
