@@ -9,6 +9,8 @@ from pathlib import Path
 from typing import Any
 
 from harness.cli.render import tool_call_line, tool_result_line
+from harness.transcripts.reader import read_source
+from harness.transcripts.session import write_offline
 from harness.web.payloads import event_payload
 from hookspecs.scrub import CREDENTIAL
 from hookspecs.values import EventTypes, ToolDefinition, ToolResult, create_user_message, message_to_json
@@ -83,3 +85,37 @@ def test_the_console_lines_hide_secrets_of_events_stored_before_the_fix() -> Non
     failed = tool_result_line({"name": "configure", "error": {"code": "X", "message": f"bad key {ENV_KEY}"}})
     assert _leaks(call + failed) == []
     assert call == f'⚙ configure(api_key="{CREDENTIAL}")'
+
+
+def test_an_imported_claude_code_transcript_is_stored_scrubbed(tmp_path: Path) -> None:
+    # the importer writes through SessionLog.append, so the choke point covers it
+    base = {"sessionId": "cc-secrets", "cwd": "/home/u/proj"}
+    entries = [
+        {**base, "type": "user", "uuid": "u1", "message": {"role": "user", "content": f"use {ARG_KEY}"}},
+        {
+            **base,
+            "type": "assistant",
+            "message": {
+                "id": "a1",
+                "role": "assistant",
+                "model": "claude-x",
+                "content": [{"type": "tool_use", "id": "toolu_1", "name": "Bash", "input": {"command": "cat .env"}}],
+            },
+        },
+        {
+            **base,
+            "type": "user",
+            "uuid": "u2",
+            "message": {
+                "role": "user",
+                "content": [{"type": "tool_result", "tool_use_id": "toolu_1", "content": ENV_FILE}],
+            },
+        },
+    ]
+    transcript = tmp_path / "cc.jsonl"
+    transcript.write_text("".join(json.dumps(entry) + "\n" for entry in entries))
+    home = tmp_path / "home"
+    imported = write_offline(read_source(transcript), home, record=None, format=None)
+    on_disk = (home / "sessions" / imported.session_id / "session.jsonl").read_text()
+    assert _leaks(on_disk) == []
+    assert "OPENAI_API_KEY=[credential]" in on_disk
