@@ -22,7 +22,7 @@ few real-shaped secrets) is timed, like for like, under:
 detect-secrets``; it is not a dependency). Target: (b) <= 3.0x (a).
 Variants run interleaved, medians compared. Run::
 
-    python bench/secret_scan.py [--lines 6000] [--reps 5]
+    python bench/secret_scan.py [--lines 6000] [--reps 5] [--no-detect-secrets]
 """
 
 from __future__ import annotations
@@ -176,6 +176,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--lines", type=int, default=6000)
     parser.add_argument("--reps", type=int, default=5)
+    parser.add_argument("--no-detect-secrets", action="store_true", help="time (a) and (b) only")
     args = parser.parse_args()
 
     lines = corpus(args.lines)
@@ -195,7 +196,7 @@ def main() -> None:
             scrub_json(json.loads(line), serialized=line)
 
     variants: list[tuple[str, Callable[[], None]]] = [("(a) json.loads", parse), ("(b) + detector", parse_and_scrub)]
-    scanners = detect_secrets_scanners()
+    scanners = None if args.no_detect_secrets else detect_secrets_scanners()
     if scanners is not None:
         for name, scan in zip(("(c) + detect-secrets regex", "(d) + detect-secrets all"), scanners, strict=True):
 
@@ -206,7 +207,7 @@ def main() -> None:
 
             variants.append((name, parse_and_scan))
     else:
-        print("detect-secrets is not installed: (c) and (d) skipped")
+        print("detect-secrets not installed or --no-detect-secrets: (c) and (d) skipped")
     compare_many(variants, reps=args.reps, targets={"(b) + detector": 3.0}, units=len(lines), unit="lines")
 
 

@@ -128,21 +128,28 @@ def scrub_json(value: Any, *, secrets: Iterable[str] = (), serialized: str | byt
         return _scrub_value(value, known)
     if serialized is not None and not may_hold_credentials(serialized):
         return value
-    strings = list(json_strings(value))
+    strings = json_strings(value)
     return _scrub_value(value, known, iter(suspects(strings))) if strings else value
 
 
-def json_strings(value: Any) -> Iterator[str]:
+def json_strings(value: Any) -> list[str]:
     """The string values (not keys) of parsed JSON ``value``, in the order
     :func:`_scrub_value` visits them."""
+    out: list[str] = []
+    _collect_strings(value, out)
+    return out
+
+
+def _collect_strings(value: Any, out: list[str]) -> None:
+    # appends rather than yields: nested generators cost more than the scan they feed
     if isinstance(value, str):
-        yield value
+        out.append(value)
     elif isinstance(value, dict):
         for item in value.values():
-            yield from json_strings(item)
+            _collect_strings(item, out)
     elif isinstance(value, (list, tuple)):
         for item in value:
-            yield from json_strings(item)
+            _collect_strings(item, out)
 
 
 def _scrub_value(value: Any, secrets: tuple[str, ...], flags: Iterator[bool] | None = None) -> Any:
