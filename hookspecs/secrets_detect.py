@@ -14,10 +14,10 @@ What is found, in this order:
 2. PEM private key blocks (``-----BEGIN … PRIVATE KEY-----`` through its
    ``END`` line, also with JSON-escaped ``\\n`` line breaks; without an ``END``
    line, through the end of the base64 body);
-3. in one pass of one combined pattern, whichever of these starts first:
+3. then every rule below; overlapping finds are joined into one hidden span:
 
-   * an assignment to a secret-looking name: a name whose last segment(s) are
-     one of :data:`_KEYWORDS` (``api_key``, ``OPENAI_API_KEY``, ``client_secret``,
+   * an assignment to a secret-looking name: a name whose last segment is
+     one of the key words (``_KEYWORD_RULES``: ``api_key``, ``OPENAI_API_KEY``, ``client_secret``,
      ``access_token``, ``DB_PASSWORD``, ``aws_secret_access_key``,
      ``private_key``, ``Authorization``, …), optionally quoted or escaped-quoted
      (JSON, ``\\"`` inside JSON text), then ``:``, ``=``, ``:=`` or ``=>``, then
@@ -39,19 +39,22 @@ What is found, in this order:
    * a bare ``Bearer <token>`` (the word kept).
 
 The vendor token shapes are ported from Yelp's detect-secrets
-(https://github.com/Yelp/detect-secrets, Apache-2.0, ``detect_secrets/plugins``:
+(https://github.com/Yelp/detect-secrets, ``detect_secrets/plugins``:
 aws, github_token, gitlab_token, slack, stripe, jwt, private_key, basic_auth,
-and the key words of keyword.py), loosened to hide prefixes of truncated
+and the key words of keyword.py; detect-secrets is Apache-2.0), loosened to hide prefixes of truncated
 tokens and extended with Google, ``sk-``, ``xapp-``, ``github_pat_`` and
 ``token``-named values. detect-secrets itself is not used at run time: its
 keyword patterns backtrack and it scans far slower than the budget for
 session appends (see ``bench/secret_scan.py``).
 
-Speed: a text in which a cheap prefilter (one combined pattern of the
-rules' literal openings) finds nothing is returned at once; that is nearly
-every string of a transcript. Every pattern runs in linear time: no
-quantifier is nested, each rule opens on a literal or at the start of a word,
-and a name's prefix cannot overlap its key word's boundary.
+Speed: one RE2 pattern (the gate) holds every rule's opening literal (key
+words only when a separator follows); a text it does not hit is returned at
+once, which is nearly every string of a session, and :func:`may_hold_credentials`
+asks the same of a whole event's JSON line. On a hit, in ASCII text each rule
+is tried only where the gate hit (every rule opens on its literal); other
+text is scanned by each rule whose literal occurs. Every pattern runs in
+linear time: no quantifier is nested, and a rule that could start at many
+places inside one run (``eyJ-eyJ-…``) is barred from starting inside it.
 
 Importing this module has no side effects.
 """
