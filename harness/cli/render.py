@@ -16,6 +16,7 @@ from collections.abc import Callable, Iterable
 from typing import Any, TextIO
 
 from hookspecs import hookimpl
+from hookspecs.scrub import scrub_secrets
 from hookspecs.values import (
     Card,
     EventTypes,
@@ -89,6 +90,9 @@ def tool_call_line(data: dict[str, Any]) -> str:
             args = ", ".join(f"{k}={json.dumps(v, ensure_ascii=False)}" for k, v in parsed.items())
     except ValueError:
         pass
+    # scrubbed before the cut, so no part of a key is left at the edge; the
+    # session log already scrubbed live events, not those of older logs
+    args = scrub_secrets(args)
     if len(args) > ARG_PREVIEW:
         args = args[: ARG_PREVIEW - 1] + "…"
     return f"⚙ {data.get('name')}({args})"
@@ -97,7 +101,7 @@ def tool_call_line(data: dict[str, Any]) -> str:
 def tool_result_line(data: dict[str, Any]) -> str:
     error = data.get("error")
     if isinstance(error, dict):
-        return f"  ↳ {data.get('name')} failed [{error.get('code')}]: {error.get('message', '')}"[:240]
+        return scrub_secrets(f"  ↳ {data.get('name')} failed [{error.get('code')}]: {error.get('message', '')}")[:240]
     content = data.get("message", {}).get("content", [])
     text = ""
     if content and isinstance(content[0], dict):

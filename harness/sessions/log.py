@@ -6,6 +6,8 @@ from collections.abc import Callable, Sequence
 from typing import Any, Protocol
 
 from hookspecs.errors import SessionError
+from hookspecs.scrub import scrub_json
+from hookspecs.secrets_detect import may_hold_credentials
 from hookspecs.values import SessionEvent, SessionHeader, check_json
 
 from .events_view import EventsView
@@ -34,7 +36,9 @@ class LogOwner(Protocol):
 class SessionLog:
     """Implements :class:`hookspecs.protocols.Session`.
 
-    ``append`` validates, writes the line, commits in memory, then publishes to
+    ``append`` validates, hides credentials in the data's string values (see
+    :func:`hookspecs.scrub.scrub_json`; keys and structure are kept), writes
+    the line, commits in memory, then publishes to
     ``dsh_session_event`` observers synchronously. While any observer runs, every
     append is refused: an observer that appended would reorder the feed other
     observers see. Text that UTF-8 cannot encode (lone surrogates: undecodable
@@ -119,10 +123,16 @@ class SessionLog:
         try:
             line = event_line(event)
         except UnicodeEncodeError:
-            event = SessionEvent(
-                type=type, seq=event.seq, time=event.time, data=escape_undecodable(data), ignorable=event.ignorable
-            )
+            event = _with_data(event, escape_undecodable(data))
             line = event_line(event)
+        if may_hold_credentials(line):
+            # Credentials never reach the file, memory or observers: what the
+            # caller, the projection, the web client and a resume see is what
+            # is on disk. One scan of the line clears nearly every event.
+            clean = scrub_json(event.data)
+            if clean is not event.data:
+                event = _with_data(event, clean)
+                line = event_line(event)
         if self._writer is not None:
             self._writer.write(line)
         self._events.append(event)
@@ -145,3 +155,7 @@ class SessionLog:
         finally:
             if self._lock is not None:
                 self._lock.release(remove=remove_lock)
+
+
+def _with_data(event: SessionEvent, data: Any) -> SessionEvent:
+    return SessionEvent(type=event.type, seq=event.seq, time=event.time, data=data, ignorable=event.ignorable)

@@ -4,7 +4,9 @@ line. The one writer is :class:`shadow_mind_plugin.governance.journal.Journal`.
 Records are encoded the way the reference's ``JSON.stringify`` would write
 them: ``None`` stands for JavaScript's ``undefined`` and its keys are dropped
 (at every mapping level), non-finite floats become ``null``, output is compact
-and not ASCII-escaped.
+and not ASCII-escaped. Every string value passes the one secret detector
+(``hookspecs.scrub.scrub_json``) first: records are metadata, but a reason
+or an error message may quote what a tool or provider said.
 """
 
 from __future__ import annotations
@@ -14,11 +16,13 @@ import math
 from collections.abc import Mapping
 from typing import Any
 
+from hookspecs.scrub import scrub_json
+
 
 def encode_record(record: Mapping[str, Any]) -> str:
     """One JSON line (without the newline). Raises TypeError for values JSON
     cannot hold (paths, objects): journals carry plain metadata only."""
-    return json.dumps(_clean(record), separators=(",", ":"), ensure_ascii=False, allow_nan=False)
+    return json.dumps(scrub_json(_clean(record)), separators=(",", ":"), ensure_ascii=False, allow_nan=False)
 
 
 def _clean(value: Any) -> Any:

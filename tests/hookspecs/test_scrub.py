@@ -43,8 +43,8 @@ def test_the_cut_is_marked_and_none_keeps_everything() -> None:
 @pytest.mark.parametrize(
     ("raw", "clean"),
     [
-        ("password=hunter2 next", "[credential] next"),
-        ("PASSWORD: 'two words'", "[credential]"),
+        ("password=hunter2 next", "password=[credential] next"),  # only the value is replaced
+        ("PASSWORD: 'two words'", "PASSWORD: '[credential]'"),
         ("mypassword=x", "mypassword=x"),  # still whole words only
     ],
 )
@@ -57,20 +57,20 @@ def test_a_bare_path_may_follow_an_equals_sign() -> None:
 
 
 def test_python_only_white_space_separates() -> None:
-    assert scrub_text("token\x1c=\x85abc") == "[credential]"
-    assert scrub_text("Bearer\x1fabcdefgh") == "[credential]"
+    assert scrub_text("token\x1c=\x85abc") == "token\x1c=\x85[credential]"
+    assert scrub_text("Bearer\x1fabcdefgh") == "Bearer\x1f[credential]"
     assert scrub_text("x\x1e/opt/app/bin") == "x\x1e[absolute-path]"
 
 
 def test_dotless_i_matches_case_insensitively() -> None:
-    assert scrub_text("AP\u0131_KEY=abc") == "[credential]"
+    assert scrub_text("AP\u0131_KEY=abc") == "AP\u0131_KEY=[credential]"
 
 
 # ---- what the merge added: the plugin's rules the host lacked ---------------------
 
 
 def test_a_non_ascii_letter_does_not_join_a_name_into_a_word() -> None:
-    assert scrub_text("\u00e9token=abc") == "\u00e9[credential]"
+    assert scrub_text("\u00e9token=abc") == "\u00e9token=[credential]"
     assert scrub_text("\u4e2dsk-abcdefghij") == "\u4e2d[credential]"
     assert scrub_text("\u00e9C:\\Users\\me") == "\u00e9[absolute-path]"
     # the letters that fold to ASCII ones do join (JavaScript's `iu` semantics)
@@ -78,13 +78,13 @@ def test_a_non_ascii_letter_does_not_join_a_name_into_a_word() -> None:
 
 
 def test_ecmascript_only_white_space_separates() -> None:
-    assert scrub_text("secret\ufeff=abc") == "[credential]"
+    assert scrub_text("secret\ufeff=abc") == "secret\ufeff=[credential]"
     assert scrub_text("x\ufeff/opt/app/bin") == "x\ufeff[absolute-path]"
 
 
 def test_a_value_runs_on_over_white_space_only_one_side_knows() -> None:
     # the host stopped at \x1c, the plugin at \ufeff: together neither ends a value
-    assert scrub_text("token=abc\x1cdef\ufeffghi tail") == "[credential] tail"
+    assert scrub_text("token=abc\x1cdef\ufeffghi tail") == "token=[credential] tail"
     assert scrub_text("/usr/lib\x1cx/y tail") == "[absolute-path] tail"
 
 
@@ -110,8 +110,8 @@ def test_no_secrets_changes_nothing() -> None:
 def test_path_marker_replaces_the_absolute_path_marker_only() -> None:
     text = "token=abc123 read /home/me/project/notes.txt and C:\\Users\\me\\x.txt"
     out = scrub_text(text, limit=None, path_marker="<path>")
-    assert out == "[credential] read <path> and <path>"
-    assert scrub_text(text, limit=None) == "[credential] read [absolute-path] and [absolute-path]"
+    assert out == "token=[credential] read <path> and <path>"
+    assert scrub_text(text, limit=None) == "token=[credential] read [absolute-path] and [absolute-path]"
 
 
 @pytest.mark.parametrize("marker", ["148aac11-0000.jsonl", "47bfd9da-0000.jsonl", "0"])

@@ -665,6 +665,11 @@ async def test_concurrent_saves_are_serialized(registry: ShadowRegistry) -> None
     assert [p.name for p in registry.root.iterdir() if p.name.endswith(".tmp")] == []
 
 
+def test_encode_record_hides_credentials_in_values_only() -> None:
+    line = encode_record({"reason": "provider said: invalid api_key=sk-abcdef0123456789", "token_count": 3})
+    assert json.loads(line) == {"reason": "provider said: invalid api_key=[credential]", "token_count": 3}
+
+
 def test_encode_record_refuses_non_json_values() -> None:
     with pytest.raises(TypeError):
         encode_record({"path": Path("/secret")})

@@ -19,6 +19,7 @@ import httpx
 import trio
 
 from hookspecs.errors import LlmError
+from hookspecs.secrets_detect import register_secret
 from hookspecs.values.cancel import CancelToken
 from hookspecs.values.llm import LlmRequest, ModelInfo, RetryNotice, StreamChunk
 
@@ -268,6 +269,9 @@ class OpenAICompatibleAdapter:
                 f"{self.provider}: the API key variable {name} is not set in the environment",
                 code="MISSING_API_KEY",
             )
+        # Every later scrub in this process (session events, logs, journals)
+        # hides the key, whole or echoed in part, wherever it turns up.
+        register_secret(value)
         return value
 
     def _headers(self, secret: str | None) -> dict[str, str]:

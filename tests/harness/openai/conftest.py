@@ -9,7 +9,7 @@ as pure functions in ``test_retry.py``.
 from __future__ import annotations
 
 import random
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator, Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -17,11 +17,19 @@ import pytest
 import trio
 
 from harness.llm.openai_compat import OpenAICompatibleAdapter, parse_config
+from hookspecs.secrets_detect import forget_registered_secrets
 
 from .server import ScriptedServer
 
 API_KEY = "sk-test-7d1f0c9e4b2a8f6e5d3c1b0a"
 KEY_ENV = "SHADOW_TEST_DEEPSEEK_KEY"
+
+
+@pytest.fixture(autouse=True)
+def _forget_keys() -> Iterator[None]:
+    """The adapter registers the key it reads process-wide; other tests must not inherit it."""
+    yield
+    forget_registered_secrets()
 
 
 def write_profile(path: Path, base_url: str, *, more_rows: str = "") -> Path:

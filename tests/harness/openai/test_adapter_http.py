@@ -14,6 +14,7 @@ import trio.testing
 from harness.llm import LlmService
 from harness.llm.openai_compat import OpenAICompatibleAdapter
 from hookspecs.errors import LlmError
+from hookspecs.scrub import scrub_secrets
 from hookspecs.values.cancel import Cancelled, CancelToken
 from hookspecs.values.llm import (
     FinishChunk,
@@ -161,6 +162,14 @@ async def test_no_key_env_sends_no_authorization(server: ScriptedServer, make_ad
     server.add(Reply.sse(shapes.text_stream(["x"])))
     await collect(make_adapter(api_key_env=None), req())
     assert "authorization" not in server.requests[0].headers
+
+
+async def test_the_key_read_is_hidden_by_every_later_scrub(server: ScriptedServer, make_adapter: MakeAdapter) -> None:
+    assert scrub_secrets(f"echo {API_KEY[3:20]}") != "echo [credential]"
+    server.add(Reply.sse(shapes.text_stream(["x"])))
+    await collect(make_adapter(), req())
+    # registered when read: a slice echoed without its sk- prefix is hidden too
+    assert scrub_secrets(f"echo {API_KEY[3:20]}") == "echo [credential]"
 
 
 async def test_through_the_llm_service(server: ScriptedServer, make_adapter: MakeAdapter) -> None:

@@ -28,8 +28,8 @@ P = "[absolute-path]"
 @pytest.mark.parametrize(
     ("raw", "clean"),
     [
-        ("header Bearer abcdEFGH1234.x/y=", f"header {C}"),
-        ("BEARER\tabcdefgh", C),  # case-insensitive, any JS white space
+        ("header Bearer abcdEFGH1234.x/y=", f"header Bearer {C}"),  # the scheme word is kept
+        ("BEARER\tabcdefgh", f"BEARER\t{C}"),  # case-insensitive, any JS white space
         ("Bearer short", "Bearer short"),  # fewer than 8 token characters
         ("key sk-proj_abc123XYZ", f"key {C}"),
         ("ask-abcdefghij", "ask-abcdefghij"),  # \b: "sk-" inside a word is not a key prefix
@@ -42,10 +42,10 @@ def test_rule1_bearer_and_sk_tokens(raw: str, clean: str) -> None:
 @pytest.mark.parametrize(
     ("raw", "clean"),
     [
-        ('token = "two words"; next', f"{C}; next"),
-        ("API_KEY:'x y z' tail", f"{C} tail"),
-        ('apikey="" end', f"{C} end"),
-        ('Authorization: "Basic dXNlcg=="', C),
+        ('token = "two words"; next', f'token = "{C}"; next'),  # only the value is replaced
+        ("API_KEY:'x y z' tail", f"API_KEY:'{C}' tail"),
+        ('apikey="" end', 'apikey="" end'),  # an empty value hides nothing
+        ('Authorization: "Basic dXNlcg=="', f'Authorization: "Basic {C}"'),  # the scheme word is kept
     ],
 )
 def test_rule2_quoted_named_secrets(raw: str, clean: str) -> None:
@@ -55,9 +55,9 @@ def test_rule2_quoted_named_secrets(raw: str, clean: str) -> None:
 @pytest.mark.parametrize(
     ("raw", "clean"),
     [
-        ("secret=hunter2, user=bob", f"{C}, user=bob"),
-        ("api-key: abc;def", f"{C};def"),
-        ("Token=xyz next", f"{C} next"),
+        ("secret=hunter2, user=bob", f"secret={C}, user=bob"),
+        ("api-key: abc;def", f"api-key: {C};def"),
+        ("Token=xyz next", f"Token={C} next"),
         ("mytoken=abc", "mytoken=abc"),  # \b: only the whole word
         ("tokens=3", "tokens=3"),
     ],
@@ -68,7 +68,7 @@ def test_rule3_unquoted_named_secrets(raw: str, clean: str) -> None:
 
 def test_rule2_runs_before_rule3() -> None:
     # rule 3 alone would stop at the space and leave `words"`
-    assert sanitize('secret="two words"') == C
+    assert sanitize('secret="two words"') == f'secret="{C}"'
 
 
 def test_rule4_quoted_windows_path_may_contain_spaces() -> None:
@@ -111,13 +111,13 @@ def test_rule7_needs_two_segments() -> None:
 
 
 def test_non_ascii_white_space_is_js_white_space() -> None:
-    assert sanitize("token=\u00a0abc") == C
+    assert sanitize("token=\u00a0abc") == f"token=\u00a0{C}"
     assert sanitize("x\u3000/opt/app/bin") == f"x\u3000{P}"
 
 
 def test_js_case_folding_of_long_s() -> None:
     # under the JS `iu` flags U+017F folds to "s"; the original text is kept elsewhere
-    assert sanitize("\u017fecret=abc ſ") == f"{C} ſ"
+    assert sanitize("\u017fecret=abc ſ") == f"\u017fecret={C} ſ"
 
 
 def test_truncates_to_500_utf16_units() -> None:
@@ -169,7 +169,7 @@ def test_message_and_code_are_sanitized() -> None:
     err = CodedError("read /home/me/.ssh/id failed with token=abc", "E_/srv/data/x")
     assert safe_error(err) == {
         "name": "CodedError",
-        "message": f"read {P} failed with {C}",
+        "message": f"read {P} failed with token={C}",
         "code": "E_/srv/data/x",
     }
 
