@@ -106,27 +106,30 @@ _S = f"[{SPACE}]"
 
 # A key word is the last segment of a name: it follows the start of the name
 # or a separator (OPENAI_API_KEY, x-api-key, db.password), never a letter or
-# digit (mytoken, PGPASSWORD), and no letter or digit follows it (token_count,
+# digit (mytoken; PGPASSWORD is the one glued name accepted), and no letter or digit follows it (token_count,
 # max_tokens, secretary and passwordless are not secrets). The list is
 # detect-secrets' DENYLIST plus token, authorization and credential(s).
 _KEY_PREFIXES: Final = ("api", "access", "secret", "private", "priv", "auth", "client", "account", "service", "db")
 _KEY_WORDS: Final = tuple(f"{p}{sep}key" for p in _KEY_PREFIXES for sep in ("_", "-", ""))
 
 
-def _key_word(literal: str, *, words: tuple[str, ...] = (), suffix: str = "") -> str:
+def _key_word(literal: str, *, words: tuple[str, ...] = (), suffix: str = "", glued: tuple[str, ...] = ()) -> str:
     """A pattern opening on ``literal`` that matches a whole key word ending
-    there (one of ``words``) or starting there (``literal`` + ``suffix``)."""
+    there (one of ``words``) or starting there (``literal`` + ``suffix``);
+    ``glued`` are prefixes well-known tools write without a separator
+    (libpq's ``PGPASSWORD``), accepted before ``literal`` as if separated."""
     if words:
         # the word is checked behind the literal, so the pattern still opens on it
         return literal + "(?:" + "|".join(f"(?<=(?<![0-9a-z]){w})" for w in words) + ")"
-    return f"{literal}(?<![0-9a-z]{literal}){suffix}"
+    start = "|".join([f"(?<![0-9a-z]{literal})", *(f"(?<=(?<![0-9a-z]){g}{literal})" for g in glued)])
+    return f"{literal}(?:{start}){suffix}"
 
 
 _KEYWORD_RULES: Final = (
     ("key", _key_word("key", words=_KEY_WORDS)),
     ("token", _key_word("token")),
     ("secret", _key_word("secret")),
-    ("pass", _key_word("pass", suffix="(?:word|wd|phrase)?")),
+    ("pass", _key_word("pass", suffix="(?:word|wd|phrase)?", glued=("pg",))),
     ("pwd", _key_word("pwd")),
     ("authorization", _key_word("authorization")),
     ("credential", _key_word("credential", suffix="s?")),

@@ -37,6 +37,7 @@ HIDDEN: list[tuple[str, str, str]] = [
     ("yaml quoted password", "db:\n  password: 'S3cr3t!Pass'\n", "S3cr3t!Pass"),
     ("env OPENAI_API_KEY", "OPENAI_API_KEY=Tq3vX9pLm2Kd8RwZ\nDEBUG=1\n", "Tq3vX9pLm2Kd8RwZ"),
     ("env export DB_PASSWORD", "export DB_PASSWORD=hunter2hunter2\n", "hunter2hunter2"),
+    ("libpq PGPASSWORD", "PGPASSWORD=hunter2hunter2 psql -h db", "hunter2hunter2"),
     ("env quoted SECRET_KEY", 'SECRET_KEY="d9f8g7h6j5k4l3m2"\n', "d9f8g7h6j5k4l3m2"),
     ("ini password", "[database]\nuser = app\npassword = Pl4intextPw\n", "Pl4intextPw"),
     ("kotlin-ish auth_token", "auth_token = 'Rk2Jd8Lq0Zp4Xv6'", "Rk2Jd8Lq0Zp4Xv6"),
