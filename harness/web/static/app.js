@@ -24,6 +24,7 @@ async function openSession(id) {
   state.session = id;
   state.lastSeq = -1;
   state.cards.clear();
+  state.stuck = true;
   document.getElementById("log").replaceChildren();
   document.getElementById("notices").replaceChildren();
   document.getElementById("streaming").hidden = true;
@@ -79,6 +80,7 @@ function appendDelta(text) {
   const box = document.getElementById("streaming");
   box.hidden = false;
   box.textContent += text;
+  grew();
 }
 
 function addEvent(event) {
@@ -109,7 +111,42 @@ function addEvent(event) {
   node.dataset.seq = event.seq;
   log.append(node);
   placeCards(event.seq);
-  if (event.type !== "turn/start") node.scrollIntoView({ block: "end" });
+  if (event.type !== "turn/start") grew();
+}
+
+// --- following the newest entry ------------------------------------------------------------
+// "Stick to the bottom unless scrolled up": while the person is at the bottom,
+// anything new scrolls the page so the newest entry shows above the sticky
+// composer (the page's own bottom; scrollIntoView would put it under the
+// composer). Once they scroll up to read, nothing moves; "New messages" offers
+// the way back down.
+
+const NEAR_BOTTOM = 48;  // px: this close to the bottom counts as at the bottom
+let lastScrollY = 0;
+
+function atBottom() {
+  const page = document.scrollingElement;
+  return page.scrollHeight - (page.scrollTop + page.clientHeight) <= NEAR_BOTTOM;
+}
+
+function followScroll() {
+  // growth never moves scrollY, and our own scrolls only go down: moving up is the person's
+  if (atBottom()) { state.stuck = true; document.getElementById("jump-newest").hidden = true; }
+  else if (scrollY < lastScrollY) state.stuck = false;
+  lastScrollY = scrollY;
+}
+
+function scrollToNewest() {
+  state.stuck = true;
+  document.getElementById("jump-newest").hidden = true;
+  window.scrollTo(0, document.scrollingElement.scrollHeight);
+  lastScrollY = scrollY;
+}
+
+// Something was added or grew: follow it, or say it is there.
+function grew() {
+  if (state.stuck) scrollToNewest();
+  else document.getElementById("jump-newest").hidden = false;
 }
 
 // --- approvals -----------------------------------------------------------------------------
@@ -127,7 +164,13 @@ function syncApprovals(pending) {
 function showApproval(approval) {
   if (state.approvals.has(approval.id)) return;
   state.approvals.set(approval.id, approval);
-  renderApproval(approval);
+  const node = renderApproval(approval);
+  if (approval.session_id === state.session) {
+    // at the point of the call (the agent waits on it, so it is the newest thing) and focused:
+    // Tab reaches Allow once, and Shift+Tab from the composer reaches Reject first
+    scrollToNewest();
+    node.focus({ preventScroll: true });
+  }
 }
 
 function dropApproval(id) {
@@ -145,7 +188,7 @@ function renderApproval(approval) {
   const answer = async (allow) => {
     try { await api("/api/approvals/" + approval.id, { body: { allow, session_id: state.session } }); } catch (e) { toast(e.message, "error"); }
   };
-  const node = el("div", { class: "approval" + (here ? "" : " other-session"), id: "approval-" + approval.id, role: "alertdialog",
+  const node = el("div", { class: "approval" + (here ? "" : " other-session"), id: "approval-" + approval.id, role: "alertdialog", tabindex: "-1",
     "aria-label": here ? "Approval needed" : "Approval needed in another session", "data-session": approval.session_id },
     el("strong", { text: (here ? "Approval needed: " : "Approval needed in another session: ") + approval.tool }),
     el("div", { class: "approval-session", text: "Session: " + approval.session_label + (here ? "" : " (not the session shown)") }),
@@ -159,6 +202,7 @@ function renderApproval(approval) {
   }
   const old = document.getElementById("approval-" + approval.id);
   if (old) old.replaceWith(node); else document.getElementById("approvals").append(node);
+  return node;
 }
 
 // --- composer ------------------------------------------------------------------------------
@@ -170,6 +214,7 @@ async function send(event) {
   if (!text.trim()) return;
   if (!state.session) await newSession();
   input.value = "";
+  scrollToNewest();  // sending is coming back to the conversation
   try {
     const result = await api(sessionPath("/send"), { body: { text } });
     if (!result.ok) toast(result.text, "error");
@@ -207,6 +252,8 @@ document.addEventListener("DOMContentLoaded", async () => {
   document.getElementById("new-session").addEventListener("click", () => newSession().catch((e) => toast(e.message, "error")));
   document.getElementById("nav-conversation").addEventListener("click", () => showView("conversation"));
   document.getElementById("nav-settings").addEventListener("click", () => showView("settings"));
+  document.getElementById("jump-newest").addEventListener("click", () => { scrollToNewest(); input.focus({ preventScroll: true }); });
+  window.addEventListener("scroll", followScroll, { passive: true });
   try {
     if (!credential()) throw new CredentialError("no credential");
     state.commands = (await api("/api/commands")).commands;

@@ -21,6 +21,7 @@ function placeCards(seq) {
 function upsertCard(card) {
   state.cards.set(card.key, card);
   renderCard(card);
+  grew();
 }
 
 function isCollapsed(card) {

@@ -5,7 +5,7 @@
 // HTML disabled.
 "use strict";
 
-const state = { session: null, source: null, lastSeq: -1, cards: new Map(), collapsed: new Map(), commands: [], approvals: new Map(), opening: null };
+const state = { session: null, source: null, lastSeq: -1, cards: new Map(), collapsed: new Map(), commands: [], approvals: new Map(), opening: null, stuck: true };
 
 function el(tag, attrs, ...children) {
   const node = document.createElement(tag);
