@@ -83,17 +83,27 @@ function appendDelta(text) {
   grew();
 }
 
+// A message's body: the server's sanitised Markdown rendering when it sent one
+// (assistant messages, relayed reports; raw HTML escaped, unsafe links
+// dropped, the same renderer as card bodies), else the text as typed.
+function messageBody(event) {
+  if (!event.html) return el("div", { class: "text", text: event.text });
+  const body = el("div", { class: "text markdown" });
+  body.innerHTML = event.html;  // server-rendered Markdown, raw HTML escaped
+  return body;
+}
+
 function addEvent(event) {
   if (document.getElementById("event-" + event.seq)) return;
   const log = document.getElementById("log");
   let node = null;
   if (event.type === "user/message") {
-    const who = event.source === "user" ? "you" : event.source;
-    node = el("div", { class: "entry user source-" + event.source }, el("span", { class: "who", text: who }), el("div", { class: "text", text: event.text }));
+    const who = event.source === "user" ? "you" : event.source === "shadow-report" ? "Shadow report" : event.source;
+    node = el("div", { class: "entry user source-" + event.source }, el("span", { class: "who", text: who }), messageBody(event));
   } else if (event.type === "assistant/message") {
     const box = document.getElementById("streaming");
     box.hidden = true; box.textContent = "";
-    if (event.text) node = el("div", { class: "entry assistant" }, el("span", { class: "who", text: "assistant" }), el("div", { class: "text", text: event.text }));
+    if (event.text) node = el("div", { class: "entry assistant" }, el("span", { class: "who", text: "assistant" }), messageBody(event));
   } else if (event.type === "tool/call" || event.type === "tool/result") {
     node = el("div", { class: "entry tool" + (event.error ? " error" : "") }, el("code", { text: event.text }));
   } else if (event.type === "turn/start") {

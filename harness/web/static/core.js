@@ -1,8 +1,8 @@
 // The harness web client: plain JavaScript, no build step. Scripts share one
 // global scope and load in order: core.js, cards.js, settings.js, app.js.
 // Every piece of model, tool or plugin text is inserted with textContent; the
-// only HTML inserted is a card body the server rendered from Markdown with raw
-// HTML disabled.
+// only HTML inserted is what the server rendered from Markdown with raw HTML
+// disabled (card bodies, assistant messages, relayed reports: payloads.py).
 "use strict";
 
 const state = { session: null, source: null, lastSeq: -1, cards: new Map(), collapsed: new Map(), commands: [], approvals: new Map(), opening: null, stuck: true };
