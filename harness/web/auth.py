@@ -1,7 +1,8 @@
-"""The per-launch credential gate, as plain ASGI middleware (it must not buffer SSE).
+"""The credential gate, as plain ASGI middleware (it must not buffer SSE).
 
-The credential is a random token made at launch and printed once, in the
-launch URL's *fragment* (``/#token=…``): a browser never sends a fragment, so
+The credential is a random token kept in ``DSH_HOME/web-token`` (0600; made
+when missing, rotated by ``harness serve --new-token``) and printed at each
+launch in the URL's *fragment* (``/#token=…``): a browser never sends a fragment, so
 it reaches no server, log or ``Referer``. The page moves it into
 ``localStorage``, which only its own origin (scheme, host and port) can read,
 and sends it as ``Authorization: Bearer`` on every API request and on the event
@@ -60,13 +61,51 @@ class CredentialGate:
             await self._app(scope, receive, send)
             return
         if not self._valid(headers.get(HEADER)):
-            await plain(send, 401, "missing or wrong credential: open the URL harness serve printed", [(b"www-authenticate", b"Bearer")])
+            extra = [(b"www-authenticate", b"Bearer")]
+            if "text/html" in headers.get("accept", ""):  # a person opened an API address in the browser
+                await page(send, 401, REFUSED_PAGE, extra)
+            else:
+                await plain(send, 401, "missing or wrong credential: open the URL harness serve printed", extra)
             return
         origin = headers.get("origin")
         if method not in ("GET", "HEAD") and origin is not None and origin != f"http://{host}":
             await plain(send, 403, "a write must come from the page itself (its Origin is not this server)")
             return
         await self._app(scope, receive, send)
+
+
+#: what a browser opening a protected address without the credential is shown (fixed text, no script)
+REFUSED_PAGE = """<!doctype html>
+<html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
+<title>harness: access key needed</title><link rel="stylesheet" href="/static/app.css"></head>
+<body><section id="credential-missing" role="alert">
+<h1>This address needs the access key harness serve printed</h1>
+<p>Open the URL harness serve printed (the one ending in <code>#token=…</code>) in this browser: find the terminal
+where <code>harness serve</code> runs; its first line reads <code>harness serve: http://…/#token=…</code>.</p>
+<p>The key stays the same across restarts with the same <code>DSH_HOME</code>, and changes when the server is
+started with <code>--new-token</code>.</p>
+</section></body></html>
+"""
+
+
+async def page(send: Any, status: int, html: str, extra: list[tuple[bytes, bytes]] | None = None) -> None:
+    """A fixed HTML page (its own stylesheet, no script), never cached."""
+    body = html.encode()
+    await send(
+        {
+            "type": "http.response.start",
+            "status": status,
+            "headers": [
+                (b"content-type", b"text/html; charset=utf-8"),
+                (b"content-length", str(len(body)).encode()),
+                (b"cache-control", b"no-store"),
+                (b"content-security-policy", b"default-src 'none'; style-src 'self'"),
+                (b"x-content-type-options", b"nosniff"),
+                *(extra or []),
+            ],
+        }
+    )
+    await send({"type": "http.response.body", "body": body})
 
 
 async def plain(send: Any, status: int, text: str, extra: list[tuple[bytes, bytes]] | None = None) -> None:

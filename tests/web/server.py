@@ -39,8 +39,13 @@ Check the root's claims against its tool results.
 class Server:
     """``with Server(...) as served:`` starts it and stops it (Ctrl-C) at the end."""
 
-    def __init__(self, tmp: Path, script: str, *, definition: str = DEFINITION, settings: str = "", rows: str = "") -> None:
+    def __init__(
+        self, tmp: Path, script: str, *, definition: str = DEFINITION, settings: str = "", rows: str = "", port: int = 0, args: tuple[str, ...] = ()
+    ) -> None:
         self.tmp = tmp
+        #: 0 picks a free port; a restart passes the port of the server it replaces
+        self.port = port
+        self.args = args
         self.home = tmp / "home"
         self.work = tmp / "work"
         self.home.mkdir(exist_ok=True, mode=0o700)
@@ -72,7 +77,7 @@ class Server:
 
     def start(self) -> Server:
         self.proc = subprocess.Popen(
-            [sys.executable, "-m", "harness", "serve", "--profile", str(self.tmp / "profile.yml"), "--port", "0", "--cwd", str(self.work)],
+            [sys.executable, "-m", "harness", "serve", "--profile", str(self.tmp / "profile.yml"), "--port", str(self.port), "--cwd", str(self.work), *self.args],
             stdout=subprocess.PIPE,
             stderr=subprocess.PIPE,
             text=True,

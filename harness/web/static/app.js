@@ -46,7 +46,10 @@ function connect() {
   const source = openStream(sessionPath("/stream?after=" + state.lastSeq), handleItem, (status) => {
     if (state.source !== source) return;  // closed on purpose, or replaced
     if (status === 401) { credentialRefused(source.credential); return; }
-    setTimeout(() => { if (state.source === source) connect(); }, 1000);  // resume after the last seq seen
+    // dropped (a restart, a network hiccup, a page too slow): say so and resume after the last seq seen
+    setConnection("reconnecting");
+    const delay = retryDelay(state.retries++);
+    setTimeout(() => { if (state.source === source) connect(); }, delay);
   });
   state.source = source;
   state.opening = [];  // the pending approvals the stream opens with, until "ready"
@@ -59,7 +62,11 @@ function handleItem(item) {
   else if (item.kind === "notice") addNotice(item, true);
   else if (item.kind === "approval") { if (state.opening) state.opening.push(item.approval); else showApproval(item.approval); }
   else if (item.kind === "approval-done") dropApproval(item.id);
-  else if (item.kind === "ready" && state.opening) { syncApprovals(state.opening); state.opening = null; }
+  else if (item.kind === "ready") {
+    state.retries = 0;
+    setConnection("connected");
+    if (state.opening) { syncApprovals(state.opening); state.opening = null; }
+  }
 }
 
 // --- notices -------------------------------------------------------------------------------
@@ -267,6 +274,7 @@ document.addEventListener("DOMContentLoaded", async () => {
   try {
     if (!credential()) throw new CredentialError("no credential");
     state.commands = (await api("/api/commands")).commands;
+    setConnection("connected");
     await loadSessions();
     const wanted = new URLSearchParams(location.search).get("session");
     if (location.hash === "#settings") showView("settings");

@@ -5,7 +5,7 @@
 // disabled (card bodies, assistant messages, relayed reports: payloads.py).
 "use strict";
 
-const state = { session: null, source: null, lastSeq: -1, cards: new Map(), collapsed: new Map(), commands: [], approvals: new Map(), opening: null, stuck: true };
+const state = { session: null, source: null, lastSeq: -1, cards: new Map(), collapsed: new Map(), commands: [], approvals: new Map(), opening: null, stuck: true, retries: 0 };
 
 function el(tag, attrs, ...children) {
   const node = document.createElement(tag);
@@ -60,6 +60,29 @@ function credentialRefused(refused) {
   try { if (refused && localStorage.getItem(CREDENTIAL_KEY) === refused) localStorage.removeItem(CREDENTIAL_KEY); } catch (e) { /* nothing stored */ }
   if (heldCredential === refused) heldCredential = null;
   document.getElementById("credential-missing").hidden = false;
+  document.body.classList.add("no-credential");  // a page of its own: the console behind it cannot work
+  if (state.source) { state.source.close(); state.source = null; }
+}
+
+// --- the connection ------------------------------------------------------------------------
+// Shown in the header: Connected, Reconnecting… (the stream dropped; the page
+// retries by itself, waiting a little longer each time, up to RETRY_MAX_MS) or
+// Disconnected (a request failed to reach the server).
+
+const RETRY_FIRST_MS = 500;
+const RETRY_MAX_MS = 8000;
+
+function setConnection(name) {
+  const box = document.getElementById("connection");
+  const labels = { connecting: "Connecting…", connected: "Connected", reconnecting: "Reconnecting…", offline: "Disconnected" };
+  if (box.dataset.state === name) return;
+  box.dataset.state = name;
+  box.textContent = labels[name];
+  box.title = name === "reconnecting" ? "The server cannot be reached; the page keeps retrying by itself" : "";
+}
+
+function retryDelay(attempt) {
+  return Math.min(RETRY_MAX_MS, RETRY_FIRST_MS * 2 ** attempt);
 }
 
 class CredentialError extends Error {}
@@ -74,7 +97,8 @@ async function api(path, options) {
   }
   const sent = credential();
   if (!sent) { credentialRefused(null); throw new CredentialError("no credential"); }
-  const response = await fetch(path, init);
+  let response;
+  try { response = await fetch(path, init); } catch (e) { setConnection("offline"); throw new Error("the server cannot be reached (is harness serve running?)"); }
   if (response.status === 401) { credentialRefused(sent); throw new CredentialError("credential refused"); }
   let data = {};
   try { data = await response.json(); } catch (e) { data = { error: "the server sent no JSON (" + response.status + ")" }; }
