@@ -14,7 +14,7 @@ from typing import Any
 
 import httpx
 
-from harness.web.server import TOKEN_FILE
+from harness.web.server import TOKEN_FILE, launch_token
 
 from .browser import WAIT_MS
 from .server import Server
@@ -95,3 +95,27 @@ def test_the_page_reconnects_after_a_restart_and_keeps_working(browser: Any, tmp
             assert answer.status_code == 401 and answer.headers["content-type"].startswith("text/html")
             assert "harness serve" in answer.text and "<script" not in answer.text
             assert anonymous.get("/api/sessions").headers["content-type"].startswith("text/plain")
+
+
+def test_the_kept_credential_is_reused_only_from_a_private_file(tmp_path: Path) -> None:
+    home = tmp_path / "home"
+    home.mkdir(mode=0o700)
+    token = launch_token(home)
+    path = home / TOKEN_FILE
+    assert stat.S_IMODE(path.stat().st_mode) == 0o600 and path.read_text().strip() == token
+    assert launch_token(home) == token  # a restart keeps it
+    assert launch_token(home, new=True) != token  # --new-token rotates it
+    rotated = path.read_text().strip()
+    path.chmod(0o644)  # readable by others: not trusted, replaced
+    replaced = launch_token(home)
+    assert replaced != rotated and stat.S_IMODE(path.stat().st_mode) == 0o600
+    path.unlink()
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.write_text("A" * 32 + "\n")
+    elsewhere.chmod(0o600)
+    path.symlink_to(elsewhere)  # never followed
+    assert launch_token(home) != "A" * 32 and not path.is_symlink()
+    assert elsewhere.read_text() == "A" * 32 + "\n"
+    path.write_text("not a token\n")
+    path.chmod(0o600)
+    assert launch_token(home) != "not a token"
