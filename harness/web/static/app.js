@@ -10,29 +10,101 @@ async function loadSessions() {
   for (const s of data.sessions) {
     const label = (s.title || "(untitled)") + " · " + s.id.slice(0, 8);
     list.append(el("li", {}, el("button", { type: "button", class: "session" + (s.id === state.session ? " current" : ""),
-      "data-session": s.id, text: label, onclick: () => openSession(s.id) })));
+      "data-session": s.id, text: label, "aria-current": s.id === state.session ? "page" : null, onclick: () => go(s.id) })));
   }
 }
 
-async function newSession() {
-  const data = await api("/api/sessions", { method: "POST", body: {} });
-  await openSession(data.id);
+// --- routes --------------------------------------------------------------------------------
+// Each session has its own address, #/s/ID (a fragment: the static shell is the
+// one page the server serves without the credential); #/new is a new, unsaved
+// session; #settings the settings. Back and Forward move between them.
+
+function sessionHash(id) {
+  return "#/s/" + encodeURIComponent(id);
 }
 
-async function openSession(id) {
+// Show a session (a history entry, so Back returns here).
+async function go(id) {
+  if (location.hash === sessionHash(id)) await openSession(id);
+  else location.hash = sessionHash(id).slice(1);  // hashchange routes it
+}
+
+async function route() {
+  const found = /^#\/s\/([^&]+)/.exec(location.hash);
+  if (found) {
+    const id = decodeURIComponent(found[1]);
+    if (id !== state.session || document.getElementById("conversation-view").hidden) await openSession(id);
+    else showView("conversation");
+  } else if (location.hash === "#settings" || location.hash === "#/settings") showView("settings");
+  else await showDraft();
+}
+
+// "New session": nothing is saved until the first prompt (send creates it).
+function startDraft() {
+  if (location.hash === "#/new") showDraft(); else location.hash = "/new";
+  document.getElementById("composer-input").focus();
+}
+
+function clearConversation(id) {
   if (state.source) state.source.close();
+  state.source = null;
   state.session = id;
+  state.parent = null;
+  state.titled = false;
   state.lastSeq = -1;
   state.cards.clear();
   state.stuck = true;
   document.getElementById("log").replaceChildren();
   document.getElementById("notices").replaceChildren();
   document.getElementById("streaming").hidden = true;
-  document.getElementById("session-title").textContent = "Session " + id;
-  history.replaceState(null, "", "/?session=" + encodeURIComponent(id) + location.hash);
+  document.getElementById("parent-link").hidden = true;
+  document.getElementById("composer").hidden = false;
+}
+
+async function showDraft() {
+  clearConversation(null);
+  setTitle("New session");
+  showView("conversation");
+  renderApprovals();
+  document.getElementById("composer-input").focus();
+  await loadSessions();
+}
+
+function setTitle(text) {
+  document.getElementById("session-title").textContent = text;
+  document.title = text + " · harness";
+}
+
+// The first prompt names the session at once (the listing's title is the same text).
+function titleFrom(event) {
+  if (state.titled || state.parent || event.type !== "user/message" || event.source !== "user") return;
+  state.titled = true;
+  setTitle(event.text.split(/\s+/).join(" ").trim().slice(0, 80) || "(untitled)");
+  loadSessions().catch(() => {});  // the sidebar names it too
+}
+
+async function newSession() {
+  const data = await api("/api/sessions", { method: "POST", body: {} });
+  history.replaceState(null, "", location.pathname + sessionHash(data.id));  // the draft became this session
+  await openSession(data.id);
+}
+
+async function openSession(id) {
+  clearConversation(id);
+  setTitle("Session " + id.slice(0, 8));
   showView("conversation");
   renderApprovals();  // the one shown changed: whose prompts may be answered here changed with it
   const data = await api("/api/sessions/" + encodeURIComponent(id) + "/events");
+  if (state.session !== id) return;  // another was opened meanwhile
+  if (data.parent) {
+    // a child session (a review's): it answers to its parent, so no composer here
+    state.parent = data.parent;
+    setTitle("Child session " + id.slice(0, 8));
+    const link = document.getElementById("parent-link");
+    link.href = sessionHash(data.parent);
+    link.hidden = false;
+    document.getElementById("composer").hidden = true;
+  }
   for (const event of data.events) addEvent(event);
   state.lastSeq = data.last_seq;
   for (const card of data.cards) upsertCard(card);
@@ -102,10 +174,12 @@ function messageBody(event) {
 
 function addEvent(event) {
   if (document.getElementById("event-" + event.seq)) return;
+  titleFrom(event);
   const log = document.getElementById("log");
   let node = null;
   if (event.type === "user/message") {
-    const who = event.source === "user" ? "you" : event.source === "shadow-report" ? "Shadow report" : event.source;
+    // in a child session the "user" is the parent's plugin that asked, not the person
+    const who = event.source === "user" ? (state.parent ? "prompt" : "you") : event.source === "shadow-report" ? "Shadow report" : event.source;
     node = el("div", { class: "entry user source-" + event.source }, el("span", { class: "who", text: who }), messageBody(event));
   } else if (event.type === "assistant/message") {
     const box = document.getElementById("streaming");
@@ -215,7 +289,7 @@ function renderApproval(approval) {
       el("button", { type: "button", class: "reject", text: "Reject", onclick: () => answer(false) }));
   } else {
     node.append(el("button", { type: "button", class: "open-session", text: "Open that session to answer",
-      onclick: () => openSession(approval.session_id).catch((e) => toast("Operation failed: " + e.message, "error")) }));
+      onclick: () => go(approval.session_id).catch((e) => toast("Operation failed: " + e.message, "error")) }));
   }
   const old = document.getElementById("approval-" + approval.id);
   if (old) old.replaceWith(node); else document.getElementById("approvals").append(node);
@@ -266,7 +340,8 @@ document.addEventListener("DOMContentLoaded", async () => {
   input.addEventListener("input", commandHint);
   input.addEventListener("keydown", (e) => { if (e.key === "Enter" && !e.shiftKey) { e.preventDefault(); document.getElementById("composer").requestSubmit(); } });
   document.getElementById("abort").addEventListener("click", () => api(sessionPath("/abort"), { body: {} }));
-  document.getElementById("new-session").addEventListener("click", () => newSession().catch((e) => toast(e.message, "error")));
+  document.getElementById("new-session").addEventListener("click", startDraft);
+  window.addEventListener("hashchange", () => route().catch((e) => toast("Operation failed: " + e.message, "error")));
   document.getElementById("nav-conversation").addEventListener("click", () => showView("conversation"));
   document.getElementById("nav-settings").addEventListener("click", () => showView("settings"));
   document.getElementById("jump-newest").addEventListener("click", () => { scrollToNewest(); input.focus({ preventScroll: true }); });
@@ -276,9 +351,9 @@ document.addEventListener("DOMContentLoaded", async () => {
     state.commands = (await api("/api/commands")).commands;
     setConnection("connected");
     await loadSessions();
-    const wanted = new URLSearchParams(location.search).get("session");
-    if (location.hash === "#settings") showView("settings");
-    else if (wanted) await openSession(wanted);
+    const wanted = new URLSearchParams(location.search).get("session");  // the older address form
+    if (wanted) history.replaceState(null, "", "/" + sessionHash(wanted));
+    await route();
     // no session shown, so no stream: an agent may be waiting already, and each prompt offers to open its session
     if (!state.session) syncApprovals((await api("/api/approvals")).approvals);
   } catch (e) {

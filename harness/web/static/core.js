@@ -5,7 +5,7 @@
 // disabled (card bodies, assistant messages, relayed reports: payloads.py).
 "use strict";
 
-const state = { session: null, source: null, lastSeq: -1, cards: new Map(), collapsed: new Map(), commands: [], approvals: new Map(), opening: null, stuck: true, retries: 0 };
+const state = { session: null, source: null, lastSeq: -1, cards: new Map(), collapsed: new Map(), commands: [], approvals: new Map(), opening: null, stuck: true, retries: 0, parent: null, titled: false };
 
 function el(tag, attrs, ...children) {
   const node = document.createElement(tag);
