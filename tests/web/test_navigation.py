@@ -71,6 +71,7 @@ def test_sessions_have_urls_titles_at_once_and_back_forward(browser: Any, server
     # the title is the first prompt, at once: heading, sidebar, window
     page.wait_for_selector(f"button.session[data-session='{first}']:has-text('question alpha about the target')")
     assert page.inner_text("#session-title") == "question alpha about the target"
+    assert page.is_hidden("#parent-link")  # a root session has no parent
     assert "question alpha" in page.title()
 
     page.click("#new-session")
@@ -102,7 +103,7 @@ def test_sessions_have_urls_titles_at_once_and_back_forward(browser: Any, server
     page.screenshot(path=str(shots / "navigation-child-1280.png"))
     page.click("#parent-link")
     page.wait_for_selector("#log .entry.assistant:has-text('ALPHA-ANSWER')")
-    assert page.evaluate("state.session") == first and page.is_visible("#composer")
+    assert page.evaluate("state.session") == first and page.is_visible("#composer") and page.is_hidden("#parent-link")
 
     # a session's URL opens it directly (the credential is in this origin's storage by now)
     page.goto(f"{server.base}/#/s/{second}")

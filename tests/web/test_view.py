@@ -156,4 +156,14 @@ def test_narrow_screen_keeps_the_newest_entry_above_the_composer(browser: Any, s
     page.wait_for_selector("#log .entry.assistant:has-text('Noted.')")
     page.evaluate("[...document.querySelectorAll('#log .entry.assistant')].pop().dataset.probe = 'newest'")
     wait_in_view(page, "[data-probe=newest]")
+    # nothing is pushed off the side: the sidebar folds away behind a Sessions button
+    assert page.evaluate("document.documentElement.scrollWidth") <= 390
+    assert page.evaluate("document.querySelector('#composer').getBoundingClientRect().right") <= 390
+    assert page.is_hidden(".sidebar")
     page.screenshot(path=str(shots / "view-bottom-390.png"))
+    page.click("#toggle-sidebar")
+    page.wait_for_selector(".sidebar:visible")
+    assert page.get_attribute("#toggle-sidebar", "aria-expanded") == "true"
+    page.screenshot(path=str(shots / "view-sidebar-390.png"))
+    page.click("button.session")  # opening a session folds it away again
+    page.wait_for_selector(".sidebar", state="hidden")

@@ -23,8 +23,15 @@ function sessionHash(id) {
   return "#/s/" + encodeURIComponent(id);
 }
 
+// On a narrow screen the sidebar folds away behind the Sessions button.
+function showSidebar(open) {
+  document.body.classList.toggle("sidebar-open", open);
+  document.getElementById("toggle-sidebar").setAttribute("aria-expanded", String(open));
+}
+
 // Show a session (a history entry, so Back returns here).
 async function go(id) {
+  showSidebar(false);
   if (location.hash === sessionHash(id)) await openSession(id);
   else location.hash = sessionHash(id).slice(1);  // hashchange routes it
 }
@@ -41,6 +48,7 @@ async function route() {
 
 // "New session": nothing is saved until the first prompt (send creates it).
 function startDraft() {
+  showSidebar(false);
   if (location.hash === "#/new") showDraft(); else location.hash = "/new";
   document.getElementById("composer-input").focus();
 }
@@ -341,6 +349,7 @@ document.addEventListener("DOMContentLoaded", async () => {
   input.addEventListener("keydown", (e) => { if (e.key === "Enter" && !e.shiftKey) { e.preventDefault(); document.getElementById("composer").requestSubmit(); } });
   document.getElementById("abort").addEventListener("click", () => api(sessionPath("/abort"), { body: {} }));
   document.getElementById("new-session").addEventListener("click", startDraft);
+  document.getElementById("toggle-sidebar").addEventListener("click", () => showSidebar(!document.body.classList.contains("sidebar-open")));
   window.addEventListener("hashchange", () => route().catch((e) => toast("Operation failed: " + e.message, "error")));
   document.getElementById("nav-conversation").addEventListener("click", () => showView("conversation"));
   document.getElementById("nav-settings").addEventListener("click", () => showView("settings"));
