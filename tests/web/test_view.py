@@ -37,6 +37,8 @@ responses:
       tool_calls: [{{name: update_shadow_config, arguments: {{maxReportChars: 5000}}}}]
   - match: {{depth: 0, last_user_contains: "tighten"}}
     reply: {{text: "Tightened."}}
+  - match: {{depth: 0, last_user_contains: "slow"}}
+    reply: {{delay_seconds: 120, text: "NEVER-SHOWN"}}
   - match: {{depth: 0, last_user_contains: "Shadow reports"}}
     repeat: true
     reply: {{text: "Noted."}}
@@ -167,3 +169,12 @@ def test_narrow_screen_keeps_the_newest_entry_above_the_composer(browser: Any, s
     page.screenshot(path=str(shots / "view-sidebar-390.png"))
     page.click("button.session")  # opening a session folds it away again
     page.wait_for_selector(".sidebar", state="hidden")
+
+
+def test_escape_aborts_a_running_turn(browser: Any, server: Server) -> None:
+    page = open_page(browser, server)
+    send(page, "a slow one")
+    page.wait_for_selector("#abort:visible")
+    page.keyboard.press("Escape")  # as in Claude Code and Codex
+    page.wait_for_selector("#log .entry.turn-end:has-text('aborted')")
+    assert page.is_hidden("#abort") and page.locator("text=NEVER-SHOWN").count() == 0

@@ -347,7 +347,12 @@ document.addEventListener("DOMContentLoaded", async () => {
   const input = document.getElementById("composer-input");
   input.addEventListener("input", commandHint);
   input.addEventListener("keydown", (e) => { if (e.key === "Enter" && !e.shiftKey) { e.preventDefault(); document.getElementById("composer").requestSubmit(); } });
-  document.getElementById("abort").addEventListener("click", () => api(sessionPath("/abort"), { body: {} }));
+  document.getElementById("abort").addEventListener("click", () => api(sessionPath("/abort"), { body: {} }).catch((e) => toast(e.message, "error")));
+  // Esc aborts a running turn, as in Claude Code and Codex (not while a dialog of the browser has it)
+  document.addEventListener("keydown", (e) => {
+    const abort = document.getElementById("abort");
+    if (e.key === "Escape" && !e.defaultPrevented && !abort.hidden && state.session) { e.preventDefault(); abort.click(); }
+  });
   document.getElementById("new-session").addEventListener("click", startDraft);
   document.getElementById("toggle-sidebar").addEventListener("click", () => showSidebar(!document.body.classList.contains("sidebar-open")));
   window.addEventListener("hashchange", () => route().catch((e) => toast("Operation failed: " + e.message, "error")));

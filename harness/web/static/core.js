@@ -99,6 +99,7 @@ async function api(path, options) {
   if (!sent) { credentialRefused(null); throw new CredentialError("no credential"); }
   let response;
   try { response = await fetch(path, init); } catch (e) { setConnection("offline"); throw new Error("the server cannot be reached (is harness serve running?)"); }
+  if (document.getElementById("connection").dataset.state === "offline") setConnection("connected");  // reached it again
   if (response.status === 401) { credentialRefused(sent); throw new CredentialError("credential refused"); }
   let data = {};
   try { data = await response.json(); } catch (e) { data = { error: "the server sent no JSON (" + response.status + ")" }; }
