@@ -90,36 +90,25 @@ started with <code>--new-token</code>.</p>
 
 async def page(send: Any, status: int, html: str, extra: list[tuple[bytes, bytes]] | None = None) -> None:
     """A fixed HTML page (its own stylesheet, no script), never cached."""
-    body = html.encode()
-    await send(
-        {
-            "type": "http.response.start",
-            "status": status,
-            "headers": [
-                (b"content-type", b"text/html; charset=utf-8"),
-                (b"content-length", str(len(body)).encode()),
-                (b"cache-control", b"no-store"),
-                (b"content-security-policy", b"default-src 'none'; style-src 'self'"),
-                (b"x-content-type-options", b"nosniff"),
-                *(extra or []),
-            ],
-        }
-    )
-    await send({"type": "http.response.body", "body": body})
+    headers = [(b"content-security-policy", b"default-src 'none'; style-src 'self'"), (b"x-content-type-options", b"nosniff")]
+    await _answer(send, status, b"text/html; charset=utf-8", html.encode(), headers + (extra or []))
 
 
 async def plain(send: Any, status: int, text: str, extra: list[tuple[bytes, bytes]] | None = None) -> None:
     """A one-line ``text/plain`` answer, never cached."""
-    body = (text + "\n").encode()
+    await _answer(send, status, b"text/plain; charset=utf-8", (text + "\n").encode(), extra or [])
+
+
+async def _answer(send: Any, status: int, content_type: bytes, body: bytes, extra: list[tuple[bytes, bytes]]) -> None:
     await send(
         {
             "type": "http.response.start",
             "status": status,
             "headers": [
-                (b"content-type", b"text/plain; charset=utf-8"),
+                (b"content-type", content_type),
                 (b"content-length", str(len(body)).encode()),
                 (b"cache-control", b"no-store"),
-                *(extra or []),
+                *extra,
             ],
         }
     )

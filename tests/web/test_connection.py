@@ -17,13 +17,9 @@ import httpx
 from harness.web.server import TOKEN_FILE, launch_token
 
 from .browser import WAIT_MS
-from .server import Server
+from .server import MODELS, Server
 
-SCRIPT = """
-models:
-  - {id: root-model, context_window: 128000}
-  - {id: shadow-model, context_window: 64000}
-responses:
+SCRIPT = MODELS + """responses:
   - match: {depth: 0, last_user_contains: "first"}
     reply: {text: "FIRST-ANSWER"}
   - match: {depth: 0, last_user_contains: "second"}

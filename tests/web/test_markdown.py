@@ -17,30 +17,14 @@ from hookspecs.values.messages import Message, TextBlock, message_to_json, new_m
 from shadow_mind_plugin.output.relay import RELAY_HEADER, PendingReport, build_relay
 
 from .browser import WAIT_MS
-from .server import Server
+from .server import MODELS, READ_FIRST, REPORTS_NOTED, Server
 
 ANSWER = "The target is **staging**. Run `deploy --dry-run` first.\\n\\n```\\nmake deploy\\n```\\n\\n<script>window.pwned = 1</script> [x](javascript:alert(1))"
 
-SCRIPT = f"""
-models:
-  - {{id: root-model, context_window: 128000}}
-  - {{id: shadow-model, context_window: 64000}}
-responses:
-  - match: {{depth: 0, last_user_contains: "deploy"}}
-    reply:
-      tool_calls: [{{name: read, arguments: {{path: notes.txt}}}}]
+SCRIPT = MODELS + "responses:\n" + READ_FIRST.format(key="deploy") + f"""
   - match: {{depth: 0, last_user_contains: "deploy"}}
     reply: {{text: "{ANSWER}"}}
-  - match: {{depth: 0, last_user_contains: "Shadow reports"}}
-    repeat: true
-    reply: {{text: "Noted."}}
-  - match: {{depth: 1, has_tools: [structured_output]}}
-    repeat: true
-    reply:
-      tool_calls:
-        - name: structured_output
-          arguments: {{status: report, verdict: challenge, severity: 0.8, content: "FINDING notes.txt says **staging**, not production."}}
-"""
+""" + REPORTS_NOTED.format(verdict="challenge", severity=0.8, content="FINDING notes.txt says **staging**, not production.")
 
 
 def create_assistant_message(text: str) -> Message:

@@ -13,30 +13,14 @@ from typing import Any
 import pytest
 
 from .browser import WAIT_MS
-from .server import Server
+from .server import MODELS, READ_FIRST, REPORTS_NOTED, Server
 
-SCRIPT = """
-models:
-  - {id: root-model, context_window: 128000}
-  - {id: shadow-model, context_window: 64000}
-responses:
-  - match: {depth: 0, last_user_contains: "alpha"}
-    reply:
-      tool_calls: [{name: read, arguments: {path: notes.txt}}]
+SCRIPT = MODELS + "responses:\n" + READ_FIRST.format(key="alpha") + """
   - match: {depth: 0, last_user_contains: "alpha"}
     reply: {text: "ALPHA-ANSWER"}
   - match: {depth: 0, last_user_contains: "beta"}
     reply: {text: "BETA-ANSWER"}
-  - match: {depth: 0, last_user_contains: "Shadow reports"}
-    repeat: true
-    reply: {text: "Noted."}
-  - match: {depth: 1, has_tools: [structured_output]}
-    repeat: true
-    reply:
-      tool_calls:
-        - name: structured_output
-          arguments: {status: report, verdict: gap, severity: 0.3, content: "A finding."}
-"""
+""" + REPORTS_NOTED.format(verdict="gap", severity=0.3, content="A finding.")
 
 
 @pytest.fixture

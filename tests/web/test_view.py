@@ -15,18 +15,11 @@ from typing import Any
 import pytest
 
 from .browser import WAIT_MS
-from .server import Server
+from .server import MODELS, READ_FIRST, REPORTS_NOTED, Server
 
 LONG = "\\n\\n".join(f"Paragraph {i}: the answer goes on for a while so the page scrolls." for i in range(40))
 
-SCRIPT = f"""
-models:
-  - {{id: root-model, context_window: 128000}}
-  - {{id: shadow-model, context_window: 64000}}
-responses:
-  - match: {{depth: 0, last_user_contains: "long answer"}}
-    reply:
-      tool_calls: [{{name: read, arguments: {{path: notes.txt}}}}]
+SCRIPT = MODELS + "responses:\n" + READ_FIRST.format(key="long answer") + f"""
   - match: {{depth: 0, last_user_contains: "long answer"}}
     reply: {{text: "{LONG}\\n\\nLAST-LINE"}}
   - match: {{depth: 0, last_user_contains: "another"}}
@@ -39,16 +32,7 @@ responses:
     reply: {{text: "Tightened."}}
   - match: {{depth: 0, last_user_contains: "slow"}}
     reply: {{delay_seconds: 120, text: "NEVER-SHOWN"}}
-  - match: {{depth: 0, last_user_contains: "Shadow reports"}}
-    repeat: true
-    reply: {{text: "Noted."}}
-  - match: {{depth: 1, has_tools: [structured_output]}}
-    repeat: true
-    reply:
-      tool_calls:
-        - name: structured_output
-          arguments: {{status: report, verdict: gap, severity: 0.3, content: "A finding."}}
-"""
+""" + REPORTS_NOTED.format(verdict="gap", severity=0.3, content="A finding.")
 
 #: the entry's bottom may touch the composer's top, not pass under it
 SLACK = 1.0
