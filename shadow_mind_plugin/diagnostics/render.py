@@ -210,6 +210,9 @@ def render_child(child: Mapping[str, Any]) -> list[str]:
     reference = child.get("prompt_reference")
     if reference:
         out.append(_reference_line(reference))
+        for lead in reference.get("leads") or ():
+            # a check's lead, not the model's finding: kind and refs, never its text
+            out.append(f"  lead from evidence check {_fmt(lead.get('kind'))}: {_fmt(lead.get('verdict'))}, refs {_fmt(lead.get('refs'))}")
     routes = "; ".join(
         f"seq {r.get('seq')} {r.get('provider')}/{r.get('model')}"
         + (f" effort {r['reasoning_effort']}" if r.get("reasoning_effort") else "")

@@ -1,0 +1,149 @@
+"""Leads: a model reviewer's prompt carries the checks that fired, with their
+refs, inside the prompt's bounds and citing only seqs shown; the run view, card,
+journal and trace show them as a check's, apart from the model's finding."""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+
+import trio
+
+from hookspecs.values import TextBlock, create_user_message
+from shadow_mind_plugin.checks import CheckFinding, CheckKind
+from shadow_mind_plugin.checks.leads import LEADS_HEADING, fit_leads, lead_line, leads_section
+from shadow_mind_plugin.governance.cards import render_card
+from shadow_mind_plugin.projection import Entry, Projection
+from shadow_mind_plugin.prompt import build_prompt
+from shadow_mind_plugin.vocabulary import Verdict
+
+from ...cli_env import cli_env
+from ..helpers import new_root, settle, shadow_host, write_definition
+
+SCRIPT = """
+models:
+  - {id: root-model, context_window: 128000}
+responses:
+  - match: {model: root-model, depth: 0, has_tools: [read], last_user_contains: "deploy"}
+    reply:
+      tool_calls: [{name: read, arguments: {path: notes.txt}}]
+  - match: {model: root-model, depth: 0, last_user_contains: "deploy"}
+    reply: {text: "ANSWER"}
+  - match: {depth: 1}
+    repeat: true
+    reply:
+      tool_calls:
+        - name: structured_output
+          arguments: {status: report, verdict: gap, severity: 0.6, refs: REFS, content: "Confirmed: load_target() was never shown."}
+  - match: {model: root-model, depth: 0, last_user_contains: "Shadow reports"}
+    reply: {text: "Right: I only read notes.txt."}
+"""
+
+UNCITED = "The target is set by `load_target()` in `deploy/targets.yml`."
+SHOWN = "notes.txt says the deploy target is staging."
+
+
+def _finding(evidence: int, refs: tuple[int, ...], text: str = "The answer cites `x.py`.") -> CheckFinding:
+    return CheckFinding(
+        kind=CheckKind.UNCITED_REFERENCE, verdict=Verdict.GAP, severity=0.5, refs=refs, text=text, evidence=evidence
+    )
+
+
+def _projection(count: int, size: int = 200) -> Projection:
+    entries = tuple(Entry(seq=seq, text=f"[seq={seq}] " + "x" * size) for seq in range(1, count + 1))
+    return Projection(entries=entries)
+
+
+def _build(projection: Projection, chars: int = 0):  # type: ignore[no-untyped-def]
+    return lambda section: build_prompt(
+        "R", "r", "Do.", projection, 99, think_first=False, max_prompt_chars=chars, leads=section
+    )
+
+
+def test_no_lead_leaves_the_prompt_as_it_was() -> None:
+    projection = _projection(3)
+    framed, leads = fit_leads(_build(projection), [])
+    assert leads == () and framed.text == build_prompt("R", "r", "Do.", projection, 99, think_first=False).text
+    assert LEADS_HEADING not in framed.text
+
+
+def test_a_lead_sits_before_the_trajectory_with_its_refs() -> None:
+    lead = _finding(3, (2, 3))
+    framed, leads = fit_leads(_build(_projection(3)), [lead])
+    assert leads == (lead,)
+    assert f"{LEADS_HEADING}\n" in framed.header and lead_line(lead) in framed.header
+    assert lead_line(lead) == "- [uncited-reference] gap, severity 0.5, refs 2, 3: The answer cites `x.py`."
+    assert framed.header.index(LEADS_HEADING) < framed.header.index("## Root trajectory")
+
+
+def test_a_lead_citing_a_seq_left_out_is_withdrawn_and_the_room_goes_to_the_trajectory() -> None:
+    projection = _projection(10)
+    old = _finding(1, (1,))  # the oldest entry: left out under the bound
+    new = _finding(10, (10,), "The answer (seq 10) cites `y.py`; seq 9 showed `x.py`.")
+    bound = len(build_prompt("R", "r", "Do.", projection, 99, think_first=False).header) + 1200
+    framed, leads = fit_leads(_build(projection, bound), [old, new], max_prompt_chars=bound)
+    assert leads == (new,) and 1 not in framed.seqs and {9, 10} <= framed.seqs
+    assert len(framed.text) <= bound
+    assert lead_line(old) not in framed.text and lead_line(new) in framed.text
+    # the prompt is the one framed with the kept lead alone
+    assert framed.text == _build(projection, bound)(leads_section([new])).text
+
+
+def test_leads_take_at_most_a_quarter_of_the_bound() -> None:
+    projection = _projection(2, 10)
+    long = _finding(2, (2,), "y" * 300)
+    short = _finding(1, (1,))
+    framed, leads = fit_leads(_build(projection, 2000), [long, short], max_prompt_chars=2000)
+    assert leads == (short,)  # the first (most severe; a tie keeps order) was too long for the share
+
+
+async def _review(tmp_path: Path, answer: str):  # type: ignore[no-untyped-def]
+    home = tmp_path / "home"
+    write_definition(home, name="Model reviewer", extra="debug: true\n")
+    script = SCRIPT.replace("ANSWER", answer).replace("REFS", "[17]")
+    async with shadow_host(tmp_path, script, home=home) as (host, adapter, runtime):
+        root = await new_root(host)
+        root.followup(create_user_message("where does the deploy target come from?"))
+        await settle(host, root)
+        (cycle,) = runtime.owners[root.id].governance.cycles.values()
+        (view,) = cycle.runs
+        live = next(r for r in adapter.requests if r.metadata["delegation_depth"] == 1)
+        prompt = "\n".join(
+            b.text for m in live.messages if m.role == "user" for b in m.content if isinstance(b, TextBlock)
+        )
+        relay = next(
+            e.seq for e in root.session.events
+            if e.type == "user/message" and e.data["message"]["source"]["kind"] != "user"
+        ) if view.phase == "report" else len(root.session.events)
+        answer_seq = [e.seq for e in root.session.events if e.type == "assistant/message" and e.seq < relay][-1]
+        return home, view, prompt, answer_seq, host.client.cards(root.id)
+
+
+async def test_the_model_reviewer_gets_the_checks_as_leads_and_they_show_as_such(tmp_path: Path) -> None:
+    home, view, prompt, answer_seq, cards = await _review(tmp_path, UNCITED)
+    assert answer_seq == 17  # the script's report cites it
+    assert LEADS_HEADING in prompt
+    assert f"- [uncited-reference] gap, severity 0.5, refs {answer_seq}: The final answer (seq {answer_seq}) cites" in prompt
+    assert prompt.index(LEADS_HEADING) < prompt.index("## Root trajectory")
+    # the model's report is the model's; the lead is recorded beside it
+    assert view.phase == "report" and view.check is None and view.child_session_id
+    assert view.leads == ({"kind": "uncited-reference", "verdict": "gap", "refs": [answer_seq]},)
+    (card,) = cards
+    assert render_card(card).endswith("Model reviewer report relayed (gap) [leads: uncited-reference]")
+    journal = home / "shadow-minds" / "logs" / "default.jsonl"
+    records = [json.loads(line) for line in journal.read_text().splitlines()]
+    assert any(r.get("leads") == [{"kind": "uncited-reference", "verdict": "gap", "refs": [answer_seq]}] for r in records)
+    assert all("check" not in r for r in records if r.get("event") != "quality-metadata")
+    result = await trio.run_process(
+        [sys.executable, "-m", "harness", "shadow", "trace", view.run_id],
+        env=cli_env(DSH_HOME=str(home)), capture_stdout=True, capture_stderr=True, check=False,
+    )
+    assert result.returncode == 0, result.stderr.decode()
+    assert f"lead from evidence check uncited-reference: gap, refs [{answer_seq}]" in result.stdout.decode()
+
+
+async def test_a_clean_turn_gives_no_leads(tmp_path: Path) -> None:
+    _home, view, prompt, _seq, cards = await _review(tmp_path, SHOWN)
+    assert LEADS_HEADING not in prompt and view.leads is None
+    assert "[leads:" not in render_card(cards[0])
