@@ -135,6 +135,7 @@ class ShadowCommand:
             enabled=current.enabled,
             debug=current.debug,
             activation_probability=current.activation_probability,
+            review_on_check=current.review_on_check,
             timeout_seconds=current.timeout_seconds,
             active_for_models=current.active_for_models,
             holdout=current.holdout,
