@@ -16,9 +16,10 @@ from ..checks import most_severe, run_checks
 if TYPE_CHECKING:
     from ..core.owner import OwnerState
     from ..definitions.model import ShadowDefinition
+    from ..projection import Disclosure
 
 
-def check_fired(state: OwnerState, definition: ShadowDefinition, seq: int, disclosure: str) -> str | None:
+def check_fired(state: OwnerState, definition: ShadowDefinition, seq: int, disclosure: Disclosure) -> str | None:
     """The kind of the most severe finding through ``seq``, None when no check fires."""
     events = state.root.session.events
     projection = state.run.projector.project(events, seq, disclosure=disclosure, capture=definition.capture)
