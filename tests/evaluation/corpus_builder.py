@@ -121,7 +121,10 @@ def session_lines(planned: Planned) -> list[dict[str, Any]]:
 def write_corpus(directory: Path, cases: Sequence[Planned] = CASES) -> Path:
     """``directory/corpus.yml`` and one session file per case."""
     (directory / "sessions").mkdir(parents=True, exist_ok=True)
-    listing = ["cases:"]
+    listing = [
+        "# A synthetic example corpus: tests/evaluation/corpus_builder.py writes it, docs/evaluation.md explains it.",
+        "cases:",
+    ]
     for planned in cases:
         name = f"sessions/{planned.name}.jsonl"
         lines = session_lines(planned)
