@@ -117,11 +117,13 @@ async def _review(tmp_path: Path, answer: str):  # type: ignore[no-untyped-def]
             if e.type == "user/message" and e.data["message"]["source"]["kind"] != "user"
         ) if view.phase == "report" else len(root.session.events)
         answer_seq = [e.seq for e in root.session.events if e.type == "assistant/message" and e.seq < relay][-1]
-        return home, view, prompt, answer_seq, host.client.cards(root.id)
+        status = await host.commands.execute(root, "/shadow status")
+        assert status is not None
+        return home, view, prompt, answer_seq, host.client.cards(root.id), status.text
 
 
 async def test_the_model_reviewer_gets_the_checks_as_leads_and_they_show_as_such(tmp_path: Path) -> None:
-    home, view, prompt, answer_seq, cards = await _review(tmp_path, UNCITED)
+    home, view, prompt, answer_seq, cards, status = await _review(tmp_path, UNCITED)
     assert answer_seq == 17  # the script's report cites it
     assert LEADS_HEADING in prompt
     assert f"- [uncited-reference] gap, severity 0.5, refs {answer_seq}: The final answer (seq {answer_seq}) cites" in prompt
@@ -131,6 +133,8 @@ async def test_the_model_reviewer_gets_the_checks_as_leads_and_they_show_as_such
     assert view.leads == ({"kind": "uncited-reference", "verdict": "gap", "refs": [answer_seq]},)
     (card,) = cards
     assert render_card(card).endswith("Model reviewer report relayed (gap) [leads: uncited-reference]")
+    assert f"\n  lead from evidence check: uncited-reference (gap, refs {answer_seq})" in status
+    assert "evidence check: uncited-reference (a checks-only review" not in status
     journal = home / "shadow-minds" / "logs" / "default.jsonl"
     records = [json.loads(line) for line in journal.read_text().splitlines()]
     assert any(r.get("leads") == [{"kind": "uncited-reference", "verdict": "gap", "refs": [answer_seq]}] for r in records)
@@ -144,6 +148,24 @@ async def test_the_model_reviewer_gets_the_checks_as_leads_and_they_show_as_such
 
 
 async def test_a_clean_turn_gives_no_leads(tmp_path: Path) -> None:
-    _home, view, prompt, _seq, cards = await _review(tmp_path, SHOWN)
+    _home, view, prompt, _seq, cards, status = await _review(tmp_path, SHOWN)
     assert LEADS_HEADING not in prompt and view.leads is None
-    assert "[leads:" not in render_card(cards[0])
+    assert "[leads:" not in render_card(cards[0]) and "evidence check" not in status
+
+
+def test_status_tells_a_checks_finding_from_a_models() -> None:
+    from shadow_mind_plugin.commands import format_status
+
+    base = {
+        "paused": False, "active": [], "pending_schedules": 0, "total_runs": 1, "epoch": 0, "budget_tier": "standard",
+        "spent_chars": 0, "cooldowns": [], "pending_escalations": [],
+    }
+    last = {
+        "shadow_id": "default", "run_id": "r1", "phase": "report", "verdict": "gap", "stage": "relay",
+        "captured_through_seq": 9, "independence": "same-model",
+    }
+    checks_only = format_status({**base, "last_run": {**last, "check": "uncited-reference"}})
+    assert checks_only.endswith("\n  evidence check: uncited-reference (a checks-only review: no model wrote it)")
+    model = format_status({**base, "last_run": {**last, "leads": [{"kind": "done-after-error", "verdict": "challenge", "refs": [3, 9]}]}})
+    assert model.endswith("\n  lead from evidence check: done-after-error (challenge, refs 3, 9)")
+    assert "evidence check:" not in format_status({**base, "last_run": last})

@@ -52,7 +52,10 @@ async def _turn(tmp_path: Path, answer: str, *, probability: float, mode: str | 
         cycles = list(owner.governance.cycles.values()) if owner is not None else []
         cards = host.client.cards(root.id)
         children = [r for r in adapter.requests if r.metadata["delegation_depth"] == 1]
+        status = await host.commands.execute(root, "/shadow status")
+        assert status is not None
         return {
+            "status": status.text,
             "cycle": cycles[0] if cycles else None,
             "card": cards[0] if cards else None,
             "reviewed": bool(children),
@@ -66,6 +69,7 @@ async def test_with_probability_0_a_turn_whose_checks_fire_is_reviewed(tmp_path:
     (run,) = out["cycle"].runs
     assert run.trigger_check == "uncited-reference" and run.phase == "silent"
     assert "[started by check: uncited-reference]" in render_card(out["card"])
+    assert "\n  started by evidence check: uncited-reference (review_on_check)" in out["status"]
 
 
 @pytest.mark.parametrize(("mode", "reason"), [("any", "NOT_ROLLED"), ("only", "NO_CHECK_FIRED")])
