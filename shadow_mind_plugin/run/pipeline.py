@@ -145,8 +145,7 @@ class ReviewPipeline:
         watermark = entry.view.captured_through_seq
         max_chars = ctx.settings().max_prompt_chars
         max_tokens = window_token_budget(self._model_info(route))
-        # the checks that fired are leads to confirm or dismiss, citing only seqs shown
-        findings = fired(entry.owner.run, root.session.events, watermark, projection.seqs)
+        findings = self._leads(entry, watermark, projection)
         prompt, leads = fit_leads(
             lambda section: build_prompt(
                 definition.name,
@@ -177,6 +176,15 @@ class ReviewPipeline:
             leads=entry.view.leads or (),
         )
         return _Framed(prompt=prompt, stored=stored, selection=selection, minimal=minimal, capabilities=capabilities)
+
+    def _leads(self, entry: RunEntry, watermark: int, projection: Any) -> list[Any]:
+        """The checks that fired: leads to confirm or dismiss, citing only seqs
+        shown. A fault in a check costs the leads, never the model's review."""
+        try:
+            return fired(entry.owner.run, entry.owner.root.session.events, watermark, projection.seqs)
+        except Exception as exc:
+            self._ctx.logger.warning("dsh-shadow-mind: evidence checks failed; reviewing without leads: %s", type(exc).__name__)
+            return []
 
     def _model_info(self, route: str | None) -> Any:
         if not route:

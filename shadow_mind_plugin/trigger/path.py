@@ -130,7 +130,7 @@ class TriggerPath:
             rolled = self.random() < probability  # rolled first, so seeded sequences stay as they were
         check = None
         if not rolled and mode != "off":
-            check = check_fired(state, definition, seq, self._ctx.settings().argument_disclosure)
+            check = self._check_fired(state, definition, seq)
         if not rolled and check is None:
             cycle.decline(ReasonCode.NO_CHECK_FIRED if mode == "only" else ReasonCode.NOT_ROLLED)
             return False
@@ -139,6 +139,14 @@ class TriggerPath:
             return False
         # a person sees that the evidence, not a roll, started it
         return self._launcher.launch(state, cycle, epoch, seq, definition, trigger_check=check) is not None
+
+    def _check_fired(self, state: OwnerState, definition: Any, seq: int) -> str | None:
+        """A fault in a check counts as no check firing: the roll's decision stands."""
+        try:
+            return check_fired(state, definition, seq, self._ctx.settings().argument_disclosure)
+        except Exception as exc:
+            self._ctx.logger.warning("dsh-shadow-mind: evidence checks failed at seq %d: %s", seq, type(exc).__name__)
+            return None
 
     def process_pending(self, state: OwnerState) -> None:
         """Drain queued turns in order after a run ends; the roll happens now."""

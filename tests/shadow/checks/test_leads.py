@@ -8,11 +8,13 @@ import json
 import sys
 from pathlib import Path
 
+import pytest
 import trio
 
 from hookspecs.values import TextBlock, create_user_message
 from shadow_mind_plugin.checks import CheckFinding, CheckKind
 from shadow_mind_plugin.checks.leads import LEADS_HEADING, fit_leads, lead_line, leads_section
+from shadow_mind_plugin.client_view import card_view
 from shadow_mind_plugin.governance.cards import render_card
 from shadow_mind_plugin.projection import Entry, Projection
 from shadow_mind_plugin.prompt import build_prompt
@@ -134,6 +136,9 @@ async def test_the_model_reviewer_gets_the_checks_as_leads_and_they_show_as_such
     (card,) = cards
     assert render_card(card).endswith("Model reviewer report relayed (gap) [leads: uncited-reference]")
     assert f"\n  lead from evidence check: uncited-reference (gap, refs {answer_seq})" in status
+    (section,) = card_view(card, lambda: False).sections
+    assert ("Evidence-check leads", "uncited-reference") in section.meta
+    assert not any(label == "Evidence check" for label, _ in section.meta)
     assert "evidence check: uncited-reference (a checks-only review" not in status
     journal = home / "shadow-minds" / "logs" / "default.jsonl"
     records = [json.loads(line) for line in journal.read_text().splitlines()]
@@ -169,3 +174,14 @@ def test_status_tells_a_checks_finding_from_a_models() -> None:
     model = format_status({**base, "last_run": {**last, "leads": [{"kind": "done-after-error", "verdict": "challenge", "refs": [3, 9]}]}})
     assert model.endswith("\n  lead from evidence check: done-after-error (challenge, refs 3, 9)")
     assert "evidence check:" not in format_status({**base, "last_run": last})
+
+
+async def test_a_fault_in_a_check_costs_the_leads_not_the_review(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from shadow_mind_plugin.run import pipeline
+
+    def broken(*_args: object) -> list[CheckFinding]:
+        raise RuntimeError("a check bug")
+
+    monkeypatch.setattr(pipeline, "fired", broken)
+    _home, view, prompt, _seq, _cards, _status = await _review(tmp_path, UNCITED)
+    assert view.phase == "report" and view.leads is None and LEADS_HEADING not in prompt

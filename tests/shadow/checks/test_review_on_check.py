@@ -10,6 +10,7 @@ from typing import Any
 import pytest
 
 from hookspecs.values import create_user_message
+from shadow_mind_plugin.client_view import card_view
 from shadow_mind_plugin.definitions import DefinitionError, parse_definition, serialize_definition
 from shadow_mind_plugin.governance.cards import render_card
 
@@ -70,6 +71,8 @@ async def test_with_probability_0_a_turn_whose_checks_fire_is_reviewed(tmp_path:
     assert run.trigger_check == "uncited-reference" and run.phase == "silent"
     assert "[started by check: uncited-reference]" in render_card(out["card"])
     assert "\n  started by evidence check: uncited-reference (review_on_check)" in out["status"]
+    (section,) = card_view(out["card"], lambda: False).sections
+    assert ("Started by evidence check", "uncited-reference") in section.meta
 
 
 @pytest.mark.parametrize(("mode", "reason"), [("any", "NOT_ROLLED"), ("only", "NO_CHECK_FIRED")])
@@ -119,3 +122,14 @@ async def test_a_person_sets_it_with_shadow_set(tmp_path: Path) -> None:
             assert result is not None and result.kind == "success", result
             assert result.text == f'default Shadow updated: review_on_check = "{value}"'
             assert runtime.registry.default_definition().review_on_check == value
+
+
+async def test_a_fault_in_a_check_is_no_check_firing(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from shadow_mind_plugin.trigger import path
+
+    def broken(*_args: object) -> str | None:
+        raise RuntimeError("a check bug")
+
+    monkeypatch.setattr(path, "check_fired", broken)
+    out = await _turn(tmp_path, UNCITED, probability=0, mode="only")
+    assert not out["reviewed"] and out["cycle"].declined == {"reason_code": "NO_CHECK_FIRED"}
