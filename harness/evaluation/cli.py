@@ -66,7 +66,8 @@ def eval_parser() -> argparse.ArgumentParser:
         "--compare",
         nargs=2,
         metavar=("A", "B"),
-        help="two reviewers side by side on the same cases: each 'checks', provider/model or a definition name",
+        help="two reviewers side by side on the same cases: each 'checks', provider/model, a definition name "
+        "or NAME@provider/model",
     )
     parser.add_argument(
         "--severity", type=fraction, default=DEFAULT_SEVERITY, metavar="S", help="a catch needs at least this severity"

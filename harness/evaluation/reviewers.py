@@ -30,6 +30,7 @@ ROUTE_PROMPT: Final = (
     "evidence. Stay silent when the work is supported."
 )
 _DEFINITION_NAME: Final = re.compile(r"[a-z0-9][a-z0-9_-]*")
+_ROUTE: Final = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]*/\S+")
 _FRONTMATTER: Final = re.compile(r"\A---[ \t]*\n(.*?)\n---[ \t]*\n(.*)\Z", re.DOTALL)
 
 
@@ -48,13 +49,23 @@ class ReviewerSpec:
 
 
 def parse_spec(text: str, *, route: str | None = None) -> ReviewerSpec:
-    """``checks``, ``provider/model`` or a definition name (``route`` overrides its model)."""
+    """``checks``, ``provider/model``, a definition name, or ``NAME@provider/model``
+    (``route`` overrides the definition's model the same way)."""
     if text == CHECKS:
         return ReviewerSpec(label=CHECKS, checks=True)
+    name, at, on = text.partition("@")
+    if at:
+        if route is not None or not _ROUTE.fullmatch(on):
+            raise ReviewerError(f"reviewer {text!r}: expected NAME@provider/model")
+        return parse_spec(name, route=on)
     if "/" in text:
+        if not _ROUTE.fullmatch(text):
+            raise ReviewerError(f"reviewer {text!r}: expected provider/model")
         return ReviewerSpec(label=text, route=text)
     if not _DEFINITION_NAME.fullmatch(text):
         raise ReviewerError(f"reviewer {text!r}: expected 'checks', provider/model or a definition name")
+    if route is not None and not _ROUTE.fullmatch(route):
+        raise ReviewerError(f"--route {route!r}: expected provider/model")
     return ReviewerSpec(label=text if route is None else f"{text}@{route}", definition=text, route=route)
 
 

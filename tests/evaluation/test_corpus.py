@@ -81,3 +81,31 @@ def test_scoring_rules(tmp_path: Path) -> None:
     assert (card.planted.cases, card.planted.flagged, card.planted.localised, card.planted.errors) == (5, 2, 1, 1)
     assert card.catch_rate == 0.4 and card.planted.localisation == 0.5
     assert (card.clean.cases, card.clean.flagged, card.false_alarm_rate) == (2, 1, 0.5)
+
+
+def test_reviewer_specs() -> None:
+    from harness.evaluation.reviewers import ReviewerError, ReviewerSpec, parse_spec
+
+    assert parse_spec("checks") == ReviewerSpec(label="checks", checks=True)
+    assert parse_spec("deepseek/deepseek-chat") == ReviewerSpec(label="deepseek/deepseek-chat", route="deepseek/deepseek-chat")
+    assert parse_spec("default") == ReviewerSpec(label="default", definition="default")
+    assert parse_spec("skeptic@p/m") == ReviewerSpec(label="skeptic@p/m", definition="skeptic", route="p/m")
+    for bad in ("Bad Name", "skeptic@nomodel", "../x"):
+        with pytest.raises(ReviewerError):
+            parse_spec(bad)
+
+
+def test_the_definition_is_copied_enabled_under_the_eval_id(tmp_path: Path) -> None:
+    from harness.evaluation.reviewers import definition_text, parse_spec
+
+    minds = tmp_path / "shadow-minds"
+    minds.mkdir()
+    (minds / "skeptic.md").write_text(
+        "---\nid: skeptic\nname: Skeptic\nenabled: false\nactivation_probability: 0\ntools: [read]\n---\n\nDoubt it.\n"
+    )
+    text = definition_text(parse_spec("skeptic@p/m"), tmp_path)
+    assert text == (
+        '---\nid: "eval"\nname: "Skeptic"\nenabled: true\nactivation_probability: 1\ntools: ["read"]\n'
+        'run_with_model: "p/m"\n---\n\nDoubt it.\n'
+    )
+    assert 'reviewer: "checks"' in definition_text(parse_spec("checks"), tmp_path)
