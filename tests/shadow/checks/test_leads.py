@@ -22,28 +22,7 @@ from shadow_mind_plugin.vocabulary import Verdict
 
 from ...cli_env import cli_env
 from ..helpers import new_root, settle, shadow_host, write_definition
-
-SCRIPT = """
-models:
-  - {id: root-model, context_window: 128000}
-responses:
-  - match: {model: root-model, depth: 0, has_tools: [read], last_user_contains: "deploy"}
-    reply:
-      tool_calls: [{name: read, arguments: {path: notes.txt}}]
-  - match: {model: root-model, depth: 0, last_user_contains: "deploy"}
-    reply: {text: "ANSWER"}
-  - match: {depth: 1}
-    repeat: true
-    reply:
-      tool_calls:
-        - name: structured_output
-          arguments: {status: report, verdict: gap, severity: 0.6, refs: REFS, content: "Confirmed: load_target() was never shown."}
-  - match: {model: root-model, depth: 0, last_user_contains: "Shadow reports"}
-    reply: {text: "Right: I only read notes.txt."}
-"""
-
-UNCITED = "The target is set by `load_target()` in `deploy/targets.yml`."
-SHOWN = "notes.txt says the deploy target is staging."
+from .deploy import SHOWN, UNCITED, script
 
 
 def _finding(evidence: int, refs: tuple[int, ...], text: str = "The answer cites `x.py`.") -> CheckFinding:
@@ -103,8 +82,9 @@ def test_leads_take_at_most_a_quarter_of_the_bound() -> None:
 async def _review(tmp_path: Path, answer: str):  # type: ignore[no-untyped-def]
     home = tmp_path / "home"
     write_definition(home, name="Model reviewer", extra="debug: true\n")
-    script = SCRIPT.replace("ANSWER", answer).replace("REFS", "[17]")
-    async with shadow_host(tmp_path, script, home=home) as (host, adapter, runtime):
+    report = {"status": "report", "verdict": "gap", "severity": 0.6, "refs": [17], "content": "Confirmed: load_target() was never shown."}
+    script_text = script(answer, report)
+    async with shadow_host(tmp_path, script_text, home=home) as (host, adapter, runtime):
         root = await new_root(host)
         root.followup(create_user_message("where does the deploy target come from?"))
         await settle(host, root)

@@ -15,33 +15,14 @@ from shadow_mind_plugin.definitions import DefinitionError, parse_definition, se
 from shadow_mind_plugin.governance.cards import render_card
 
 from ..helpers import new_root, settle, shadow_host, write_definition
-
-SCRIPT = """
-models:
-  - {id: root-model, context_window: 128000}
-responses:
-  - match: {model: root-model, depth: 0, has_tools: [read], last_user_contains: "deploy"}
-    reply:
-      tool_calls: [{name: read, arguments: {path: notes.txt}}]
-  - match: {model: root-model, depth: 0, last_user_contains: "deploy"}
-    reply: {text: "ANSWER"}
-  - match: {depth: 1}
-    repeat: true
-    reply:
-      tool_calls:
-        - name: structured_output
-          arguments: {status: silent, content: ""}
-"""
-
-UNCITED = "The target is set by `load_target()` in `deploy/targets.yml`."
-SHOWN = "notes.txt says the deploy target is staging."
+from .deploy import SHOWN, UNCITED, script
 
 
 async def _turn(tmp_path: Path, answer: str, *, probability: float, mode: str | None) -> dict[str, Any]:
     home = tmp_path / "home"
     extra = f"review_on_check: {mode}\n" if mode is not None else ""
     write_definition(home, name="Model reviewer", probability=probability, extra=extra)
-    async with shadow_host(tmp_path, SCRIPT.replace("ANSWER", answer), home=home, config={"randomSeed": 7}) as (
+    async with shadow_host(tmp_path, script(answer, {"status": "silent", "content": ""}), home=home, config={"randomSeed": 7}) as (
         host,
         adapter,
         runtime,
@@ -115,7 +96,7 @@ def test_the_field_parses_validates_and_round_trips(tmp_path: Path) -> None:
 async def test_a_person_sets_it_with_shadow_set(tmp_path: Path) -> None:
     home = tmp_path / "home"
     write_definition(home)
-    async with shadow_host(tmp_path, SCRIPT, home=home) as (host, _adapter, runtime):
+    async with shadow_host(tmp_path, script(SHOWN), home=home) as (host, _adapter, runtime):
         root = await new_root(host)
         for value in ("only", "any", "off"):
             result = await host.commands.execute(root, f"/shadow set review_on_check {value}")
