@@ -121,6 +121,12 @@ def _render_timeline(run: Mapping[str, Any]) -> list[str]:
                 details.append(f"{label} {item[key]}")
         if item.get("relayed"):
             details.append("relayed")
+        if item.get("check"):
+            details.append(f"evidence check {item['check']}")
+        if item.get("trigger_check"):
+            details.append(f"started by evidence check {item['trigger_check']}")
+        if item.get("leads"):
+            details.append("leads " + ",".join(str(lead.get("kind")) for lead in item["leads"] if isinstance(lead, dict)))
         out.append(f"  {_fmt(item['time'])}  {item['event']:<27} {'  '.join(details)}")
     for item in run["stagnation"]:
         extra = item.get("cooldown_until") or item.get("reasoning_effort")

@@ -130,6 +130,7 @@ async def test_the_model_reviewer_gets_the_checks_as_leads_and_they_show_as_such
     )
     assert result.returncode == 0, result.stderr.decode()
     assert f"lead from evidence check uncited-reference: gap, refs [{answer_seq}]" in result.stdout.decode()
+    assert "leads uncited-reference" in result.stdout.decode()  # the timeline, from the journal
 
 
 async def test_a_clean_turn_gives_no_leads(tmp_path: Path) -> None:

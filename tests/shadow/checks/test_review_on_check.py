@@ -4,23 +4,26 @@ alone. Through the real host with a scripted model."""
 
 from __future__ import annotations
 
+import sys
 from pathlib import Path
 from typing import Any
 
 import pytest
+import trio
 
 from hookspecs.values import create_user_message
 from shadow_mind_plugin.client_view import card_view
 from shadow_mind_plugin.definitions import DefinitionError, parse_definition, serialize_definition
 from shadow_mind_plugin.governance.cards import render_card
 
+from ...cli_env import cli_env
 from ..helpers import new_root, settle, shadow_host, write_definition
 from .deploy import SHOWN, UNCITED, script
 
 
 async def _turn(tmp_path: Path, answer: str, *, probability: float, mode: str | None) -> dict[str, Any]:
     home = tmp_path / "home"
-    extra = f"review_on_check: {mode}\n" if mode is not None else ""
+    extra = "debug: true\n" + (f"review_on_check: {mode}\n" if mode is not None else "")
     write_definition(home, name="Model reviewer", probability=probability, extra=extra)
     async with shadow_host(tmp_path, script(answer, {"status": "silent", "content": ""}), home=home, config={"randomSeed": 7}) as (
         host,
@@ -38,6 +41,7 @@ async def _turn(tmp_path: Path, answer: str, *, probability: float, mode: str | 
         assert status is not None
         return {
             "status": status.text,
+            "home": home,
             "cycle": cycles[0] if cycles else None,
             "card": cards[0] if cards else None,
             "reviewed": bool(children),
@@ -54,6 +58,12 @@ async def test_with_probability_0_a_turn_whose_checks_fire_is_reviewed(tmp_path:
     assert "\n  started by evidence check: uncited-reference (review_on_check)" in out["status"]
     (section,) = card_view(out["card"], lambda: False).sections
     assert ("Started by evidence check", "uncited-reference") in section.meta
+    result = await trio.run_process(
+        [sys.executable, "-m", "harness", "shadow", "trace", run.run_id],
+        env=cli_env(DSH_HOME=str(out["home"])), capture_stdout=True, capture_stderr=True, check=False,
+    )
+    assert result.returncode == 0, result.stderr.decode()
+    assert "started by evidence check uncited-reference" in result.stdout.decode()
 
 
 @pytest.mark.parametrize(("mode", "reason"), [("any", "NOT_ROLLED"), ("only", "NO_CHECK_FIRED")])
