@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from .score import Scorecard, Tally, tally_json
+from .score import Scorecard, Tally, flagged, localised, tally_json
 
 TIME_ROW = "time"
 
@@ -63,8 +63,30 @@ def render_table(cards: Sequence[Scorecard], misses: Sequence[str] = ()) -> str:
     lines = [head, ""]
     for label, cells in table:
         lines.append("  ".join([label.ljust(label_width), *(c.ljust(w) for c, w in zip(cells, widths, strict=True))]).rstrip())
+    for card in cards:
+        lines.extend(_cases_to_read(card))
     lines.extend(f"threshold missed: {miss}" for miss in misses)
     return "\n".join(lines) + "\n"
+
+
+def _cases_to_read(card: Scorecard) -> list[str]:
+    """The cases a person should open: plants missed or not localised, false alarms, errors."""
+    missed, unlocated, alarms, errors = [], [], [], []
+    for result in card.results:
+        name = result.case.id
+        if not result.settled:
+            errors.append(f"{name} ({result.error})")
+        elif result.case.planted and not flagged(result, card.severity):
+            missed.append(f"{name} ({result.verdict or result.phase})")
+        elif result.case.planted and not localised(result):
+            unlocated.append(f"{name} (refs lines {', '.join(map(str, result.ref_lines)) or 'none'})")
+        elif not result.case.planted and flagged(result, card.severity):
+            alarms.append(f"{name} ({result.verdict})")
+    out = []
+    for title, names in (("missed", missed), ("not localised", unlocated), ("false alarms", alarms), ("errors", errors)):
+        if names:
+            out.append(f"{card.reviewer} {title}: {'; '.join(names)}")
+    return out
 
 
 def card_json(card: Scorecard) -> dict[str, Any]:

@@ -109,3 +109,25 @@ def test_the_definition_is_copied_enabled_under_the_eval_id(tmp_path: Path) -> N
         'run_with_model: "p/m"\n---\n\nDoubt it.\n'
     )
     assert 'reviewer: "checks"' in definition_text(parse_spec("checks"), tmp_path)
+
+
+def test_the_table_names_the_cases_to_open(tmp_path: Path) -> None:
+    from harness.evaluation.render import render_table
+
+    cases = load_corpus(write_corpus(tmp_path))
+    planted, other, clean = cases[0], cases[1], cases[-1]
+    card = score(
+        "r",
+        [
+            CaseResult(case=planted, phase="report", verdict="challenge", severity=0.9, ref_lines=(1,)),
+            CaseResult(case=other, phase="timeout", error="timeout"),
+            CaseResult(case=clean, phase="report", verdict="gap", severity=0.5),
+        ],
+    )
+    lines = render_table([card]).splitlines()
+    assert lines[-3:] == [
+        "r not localised: claims-green-after-red (refs lines 1)",
+        "r false alarms: host-edit-after-search (gap)",
+        "r errors: unasked-rm (timeout)",
+    ]
+    assert [line.split() for line in lines if line.startswith("errors ")] == [["errors", "1"]]

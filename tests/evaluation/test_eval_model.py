@@ -119,4 +119,7 @@ async def test_compare_puts_two_reviewers_side_by_side(tmp_path: Path, server: S
     assert rows["clean"] == "clean 0/1 false alarms (0%) 0/1 false alarms (0%)"
     assert rows["prompt chars"] == f"prompt chars 0 {chars}"
     assert rows["tokens"] == "tokens - 3000 in, 60 out"
-    assert out.splitlines()[-1] == "threshold missed: checks: catch rate 50% is below --min-catch 90%"
+    assert out.splitlines()[-2:] == [
+        "checks missed: contradicts-read (silent)",
+        "threshold missed: checks: catch rate 50% is below --min-catch 90%",
+    ]
