@@ -21,7 +21,6 @@ from __future__ import annotations
 import argparse
 import hashlib
 import json
-import math
 import os
 import sys
 from collections.abc import Sequence
@@ -33,6 +32,7 @@ from harness.cli.render import visible
 from hookspecs.errors import DshError
 from hookspecs.scrub import scrub_text
 
+from .args import positive_seconds
 from .model import ImportedTranscript
 from .reader import read_source
 from .record import ImportRecord, load_json, save_json, transcript_key
@@ -45,17 +45,6 @@ EXIT_USAGE = 2
 EXIT_FAILED = 3
 DEFAULT_TIMEOUT = 600.0
 RECORDS_DIR = "imports/reviews"
-
-
-def positive_seconds(text: str) -> float:
-    """``--timeout``: a finite number of seconds above 0 (``nan``, ``inf`` and ``-1`` are refused)."""
-    try:
-        value = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a number of seconds") from None
-    if not math.isfinite(value) or value <= 0:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a finite number of seconds above 0")
-    return value
 
 
 def add_review_arguments(parser: argparse.ArgumentParser) -> None:

@@ -33,19 +33,19 @@ import re
 import sys
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any, NoReturn
+from typing import TYPE_CHECKING, Any, NoReturn
 
 from harness.cli.common import add_profile_arguments, dsh_home, load_profile
 from harness.cli.render import visible
 from hookspecs.errors import DshError
 from hookspecs.scrub import scrub_text
 
-from .cli import positive_seconds
-from .governed import review_governed
+from .args import positive_seconds
 from .reader import read_source
 from .record import ImportRecord, load_json, save_json
-from .review import ReviewOutcome, run_trio
-from .workspace import choose_workspace
+
+if TYPE_CHECKING:
+    from .review import ReviewOutcome
 
 AGENTS = {"claude-code": "claude-code", "codex": "codex"}
 STATE_DIR = "imports/hooks"
@@ -166,6 +166,11 @@ def decide(args: argparse.Namespace, hook: dict[str, Any], home: Path) -> tuple[
     seen = {"seen_size": len(source.raw), "seen_sha256": source.digest()}
     if all(state.get(key) == value for key, value in seen.items()):
         return {}, {"last_skip": "unchanged"}
+    # the host and the plugins load only now that there is something to decide
+    from .governed import review_governed
+    from .review import run_trio
+    from .workspace import choose_workspace
+
     composed = load_profile(args, home)
     rows = composed.rows if composed else ()
     # the agent's own cwd for this session, never the one the transcript records
