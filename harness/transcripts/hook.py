@@ -41,8 +41,8 @@ from hookspecs.errors import DshError
 from hookspecs.scrub import scrub_text
 
 from .args import positive_seconds
-from .reader import read_source
 from .record import ImportRecord, load_json, save_json
+from .seen import Seen, unchanged
 
 if TYPE_CHECKING:
     from .review import ReviewOutcome
@@ -160,17 +160,18 @@ def decide(args: argparse.Namespace, hook: dict[str, Any], home: Path) -> tuple[
     path = transcript_of(hook)
     if not path:
         return {}, {"last_skip": "no_transcript"}
-    source = read_source(Path(path))
     where = state_path(home, args.agent, state_key(hook))
     state = load_state(where)
-    seen = {"seen_size": len(source.raw), "seen_sha256": source.digest()}
-    if all(state.get(key) == value for key, value in seen.items()):
+    if unchanged(Path(path), Seen.from_state(state)):  # reads at most the last window, parses nothing
         return {}, {"last_skip": "unchanged"}
-    # the host and the plugins load only now that there is something to decide
+    # the importers, the host and the plugins load only now that there is something to decide
     from .governed import review_governed
+    from .reader import read_source
     from .review import run_trio
     from .workspace import choose_workspace
 
+    source = read_source(Path(path))
+    seen = Seen.of_bytes(source.raw).to_state()
     composed = load_profile(args, home)
     rows = composed.rows if composed else ()
     # the agent's own cwd for this session, never the one the transcript records
