@@ -142,6 +142,7 @@ def outcome_json(outcome: ReviewOutcome) -> dict[str, Any]:
             "events": len(transcript.events),
             "skipped": transcript.skipped,
             "unknown": transcript.unknown,
+            "unknown_lines": transcript.unknown_lines,
             "synthesised_results": transcript.synthesised,
         },
         "restarted": outcome.restarted,
@@ -158,6 +159,8 @@ def outcome_text(outcome: ReviewOutcome) -> str:
         lines.append(outcome.workspace.note)
     if outcome.restarted:
         lines.append(f"new imported session: {visible(outcome.restarted)}")
+    if transcript.unknown_lines:
+        lines.append("skipped, of a kind the importer does not know: " + unknown_text(transcript.unknown_lines))
     if outcome.report:
         lines.append(visible(outcome.report))
     for ref in outcome.refs:
@@ -166,6 +169,15 @@ def outcome_text(outcome: ReviewOutcome) -> str:
     if run.get("cause"):
         lines.append(f"cause: {visible(str(run['cause']))}")
     return "\n".join(lines) + "\n"
+
+
+def unknown_text(unknown_lines: dict[str, list[int]]) -> str:
+    """``weird-kind (lines 9, 12); other (line 3)``: where to find each skipped unknown entry."""
+    parts = []
+    for kind, numbers in sorted(unknown_lines.items()):
+        label = "line" if len(numbers) == 1 else "lines"
+        parts.append(f"{visible(kind)} ({label} {', '.join(map(str, numbers))})")
+    return "; ".join(parts)
 
 
 def _lines(transcript: ImportedTranscript) -> str:

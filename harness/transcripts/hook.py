@@ -213,6 +213,8 @@ def decide(
         "last_review_session": outcome.session_id,
         "restarted": outcome.restarted,
         "imported_lines": [outcome.transcript.first_line, outcome.transcript.lines],
+        # where the skipped entries of an unknown kind are, so a person can find them
+        "unknown_lines": outcome.transcript.unknown_lines,
         "workspace": workspace.to_json(),
     }
     if outcome.phase == "report":
