@@ -48,9 +48,10 @@ from .record import ImportRecord, load_json, save_json
 from .seen import Seen, unchanged
 
 if TYPE_CHECKING:
+    from .model import Format
     from .review import ReviewOutcome
 
-AGENTS = {"claude-code": "claude-code", "codex": "codex"}
+AGENTS: dict[str, Format] = {"claude-code": "claude-code", "codex": "codex"}
 STATE_DIR = "imports/hooks"
 MAX_INPUT = 1024 * 1024
 #: well inside Claude Code's default 60 s command-hook timeout
@@ -175,12 +176,18 @@ def decide(
         return {}, {"last_skip": "unchanged"}
     # the importers, the host and the plugins load only now that there is something to decide
     from .governed import review_governed
+    from .lag import drop_flushed, lagged_note, with_last_message
     from .reader import read_source
     from .review import run_trio
     from .workspace import choose_workspace
 
-    source = read_source(Path(path))
-    seen = Seen.of_bytes(source.raw).to_state()
+    read = read_source(Path(path))
+    seen = Seen.of_bytes(read.raw).to_state()
+    fmt = AGENTS[args.agent]
+    record = ImportRecord.from_json(state.get("import"))
+    # the transcript may lag the Stop: its final message comes from the input (:mod:`.lag`)
+    flushed = drop_flushed(read, state.get("lagged_message"), fmt, imported_through=record.lines if record else None)
+    source = with_last_message(flushed, hook.get("last_assistant_message"), fmt)
     composed = load_profile(args, home)
     rows = composed.rows if composed else ()
     # the agent's own cwd for this session, never the one the transcript records
@@ -198,10 +205,10 @@ def decide(
             source,
             home=home,
             rows=rows,
-            record=ImportRecord.from_json(state.get("import")),
+            record=record,
             keep=keep,
             workspace=workspace,
-            format=AGENTS[args.agent],  # type: ignore[arg-type]
+            format=fmt,
             bound_seconds=review_bound(args.timeout, deadline),
         )
     )
@@ -216,6 +223,8 @@ def decide(
         # where the skipped entries of an unknown kind are, so a person can find them
         "unknown_lines": outcome.transcript.unknown_lines,
         "workspace": workspace.to_json(),
+        # kept so the next Stop does not import the message again once it is flushed
+        "lagged_message": lagged_note(flushed, source) if outcome.session_id else None,
     }
     if outcome.phase == "report":
         return {"decision": "block", "reason": feedback(outcome)}, note
