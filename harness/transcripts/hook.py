@@ -38,7 +38,6 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, NoReturn
 
 from harness.cli.common import add_profile_arguments, dsh_home, load_profile
-from harness.cli.render import visible
 from hookspecs.errors import DshError
 from hookspecs.scrub import scrub_text
 
@@ -271,6 +270,8 @@ def run_hook(argv: Sequence[str], deadline: float | None = None) -> dict[str, An
 
 
 def _fail(message: str) -> None:
+    from harness.cli.render import visible  # only on failure: it loads the contract's values
+
     # one line, whatever the message holds (a path with a newline, a multi-line OS error)
     line = " ".join(visible(scrub_text(message, limit=2000)).split())
     print(f"{PROG}: {line}", file=sys.stderr)

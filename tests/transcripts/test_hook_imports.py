@@ -34,5 +34,7 @@ def test_an_unchanged_transcript_imports_nothing_heavy(tmp_path: Path) -> None:
     again, modules = imported_by(tmp_path, *argv, home=home, stdin=_stdin(transcript))
     assert again.returncode == 0 and json.loads(again.stdout) == {}, again.stderr.decode()
     assert heavy_in(modules) == []
+    # nor the profile machinery (no profile is read) nor the contract's values
+    assert not modules & {"harness.profiles", "hookspecs.values", "harness.cli.render"}
     # nor the importers: the transcript is not parsed to learn it did not change
     assert not modules & {"harness.transcripts.reader", "harness.transcripts.claude_code", "harness.transcripts.builder"}
