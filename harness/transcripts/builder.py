@@ -54,8 +54,10 @@ class EventBuilder:
         self.unknown: Counter[str] = Counter()
         #: the lines of each unknown kind (the first :data:`MAX_UNKNOWN_LINES`), so a person can find them
         self.unknown_lines: dict[str, list[int]] = {}
-        #: the line being fed (set by the reader before each entry)
+        #: the line being fed, and whether it is one an earlier import wrote
+        #: (both set by the reader before each entry)
         self.line = 0
+        self.replaying = False
         self.synthesised = 0
         self._turn = 0
         self._step: int | None = None
@@ -67,6 +69,8 @@ class EventBuilder:
     # --- cleaning -----------------------------------------------------------------
 
     def clean(self, text: str) -> str:
+        if self.replaying:
+            return text  # dropped unwritten (:meth:`_emit`): not worth the scrubbing regexes
         if self._under_workspace is not None:
             text = self._under_workspace.sub("", text)
         return bound(scrub_secrets(visible(text)), TEXT_LIMIT)

@@ -101,7 +101,7 @@ def import_source(
         if not resumed and line > after_line:
             builder.continue_after(turns_before)
             resumed = True
-        builder.line = line
+        builder.line, builder.replaying = line, line <= after_line
         parser.feed(builder, line, entry)
     events = builder.finish(source.lines)
     return ImportedTranscript(
