@@ -13,7 +13,17 @@ from .cli_modules import heavy_in, imported_by
 
 @pytest.mark.parametrize(
     "argv",
-    [("--help",), ("run", "--help"), ("serve", "--help"), ("demo", "--help"), ("sessions", "--help")],
+    [
+        ("--help",),
+        ("run", "--help"),
+        ("serve", "--help"),
+        ("demo", "--help"),
+        ("sessions", "--help"),
+        ("sessions", "list"),
+        ("shadow", "--help"),
+        ("shadow", "review", "--help"),
+        ("shadow", "hook", "--help"),
+    ],
     ids=lambda a: " ".join(a),
 )
 def test_help_imports_no_command_it_does_not_run(tmp_path: Path, argv: tuple[str, ...]) -> None:

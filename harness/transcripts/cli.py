@@ -25,7 +25,7 @@ import os
 import sys
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from harness.cli.common import add_profile_arguments, dsh_home, load_profile
 from harness.cli.render import visible
@@ -33,11 +33,12 @@ from hookspecs.errors import DshError
 from hookspecs.scrub import scrub_text
 
 from .args import positive_seconds
-from .model import ImportedTranscript
-from .reader import read_source
 from .record import ImportRecord, load_json, save_json, transcript_key
-from .review import ReviewOutcome, review_imported, run_trio
-from .workspace import Workspace, choose_workspace
+
+if TYPE_CHECKING:
+    from .model import ImportedTranscript
+    from .review import ReviewOutcome
+    from .workspace import Workspace
 
 EXIT_QUIET = 0
 EXIT_REPORT = 1
@@ -92,6 +93,8 @@ def save_record(path: Path, record: ImportRecord, workspace: Workspace) -> None:
 
 def review_workspace(args: argparse.Namespace, home: Path) -> Workspace:
     """``--cwd``, else the current directory: the person's choice, checked."""
+    from .workspace import choose_workspace  # the file tools load only for a review
+
     if args.cwd is not None:
         return choose_workspace(args.cwd, dsh_home=home, missing="--cwd is empty", relative_ok=True)
     try:
@@ -103,6 +106,10 @@ def review_workspace(args: argparse.Namespace, home: Path) -> Workspace:
 
 def run_review(path: Path, args: argparse.Namespace) -> ReviewOutcome:
     """Import, then review; profile, transcript and start errors are :class:`DshError`."""
+    # the importers and the host load only for a review, not for --help
+    from .reader import read_source
+    from .review import review_imported, run_trio
+
     home = dsh_home()
     composed = load_profile(args, home)
     source = read_source(path)
