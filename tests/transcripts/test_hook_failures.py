@@ -101,6 +101,8 @@ def test_an_internal_error_is_one_line_and_never_blocks(
         raise RuntimeError("boom\nTraceback-looking second line")
 
     monkeypatch.setattr(hook, "decide", broken)
+    # the bound counts from process start: in this long-lived test process, from now
+    monkeypatch.setattr(hook, "since_process_start", lambda: 0.0)
     monkeypatch.setenv("DSH_HOME", str(tmp_path / "home"))
     monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO(_hook_input(tmp_path / "t.jsonl"))))
     assert hook.hook_main(["claude-code"]) == 0
