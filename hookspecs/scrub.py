@@ -41,7 +41,8 @@ import re
 from collections.abc import Iterable, Iterator
 from typing import Any, Final
 
-from .secrets_detect import BREAK, CREDENTIAL, PARTIAL_SECRET, SPACE, hide_credentials, may_hold_credentials, suspects
+from .secret_rules import BREAK, SPACE
+from .secrets_detect import CREDENTIAL, PARTIAL_SECRET, hide_credentials, may_hold_credentials, suspects
 
 __all__ = [
     "ABSOLUTE_PATH",

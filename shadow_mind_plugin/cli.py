@@ -27,12 +27,6 @@ from collections.abc import Callable, Sequence
 from importlib import metadata
 from pathlib import Path
 
-from .diagnostics.evidence import TEXT_HEAD
-from .diagnostics.health import health
-from .diagnostics.holdout_view import quiet_literals
-from .diagnostics.render import HomeRelative, render_health, render_json, render_trace
-from .diagnostics.trace import TraceError, run_trace
-from .governance.holdout import redact
 from .vocabulary import RUN_ID_MIN_PREFIX
 
 EXIT_OK = 0
@@ -56,6 +50,8 @@ def resolve_home(raw: str | None) -> Path:
 
 
 def build_parser() -> argparse.ArgumentParser:
+    from .diagnostics.evidence import TEXT_HEAD  # the diagnostics load only when their parser is built
+
     extra = ", ".join(sorted(host_actions()))
     epilog = f"actions provided by the host: {extra} (see 'harness shadow ACTION --help')" if extra else None
     parser = argparse.ArgumentParser(prog="harness shadow", description=(__doc__ or "").splitlines()[0], epilog=epilog)
@@ -108,6 +104,18 @@ def main(argv: Sequence[str] | None = None) -> int:
         args = parser.parse_args(arguments)
     except SystemExit as exit:
         return exit.code if isinstance(exit.code, int) else EXIT_USAGE
+    return _diagnose(args)
+
+
+def _diagnose(args: argparse.Namespace) -> int:
+    # the diagnostics load only for trace and health: a host action (the Stop
+    # hook runs at every Stop of an agent) never pays for them
+    from .diagnostics.health import health
+    from .diagnostics.holdout_view import quiet_literals
+    from .diagnostics.render import HomeRelative, render_health, render_json, render_trace
+    from .diagnostics.trace import TraceError, run_trace
+    from .governance.holdout import redact
+
     home = resolve_home(args.home)
     relative = HomeRelative(home)
     try:

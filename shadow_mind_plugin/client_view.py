@@ -85,6 +85,11 @@ def _section(run: dict[str, Any], *, retry_enabled: bool) -> CardSection:
     meta: list[tuple[str, str]] = []
     if isinstance(run.get("check"), str):  # a checks-only review: no model wrote this
         meta.append(("Evidence check", run["check"]))
+    if isinstance(run.get("trigger_check"), str):  # review_on_check: the evidence, not the roll, started it
+        meta.append(("Started by evidence check", run["trigger_check"]))
+    leads = [lead.get("kind") for lead in run.get("leads") or () if isinstance(lead, dict)]
+    if leads:  # what the checks handed the model, apart from its own finding
+        meta.append(("Evidence-check leads", ", ".join(str(kind) for kind in leads)))
     if run.get("verdict"):
         meta.append(("Verdict", str(run["verdict"])))
     if isinstance(run.get("severity"), (int, float)):

@@ -135,6 +135,7 @@ class ShadowCommand:
             enabled=current.enabled,
             debug=current.debug,
             activation_probability=current.activation_probability,
+            review_on_check=current.review_on_check,
             timeout_seconds=current.timeout_seconds,
             active_for_models=current.active_for_models,
             holdout=current.holdout,
@@ -227,6 +228,7 @@ def format_status(status: dict[str, Any]) -> str:
         )
         if last.get("cause"):
             lines.append(f"  cause: {last['cause']}")
+        lines.extend(_evidence_lines(last))
     else:
         lines.append("no completed runs")
     notes = status.get("settings_notes") or []
@@ -234,6 +236,19 @@ def format_status(status: dict[str, Any]) -> str:
         lines.append("settings healed or ignored:")
         lines.extend(f"  - {note}" for note in notes)
     return "\n".join(lines)
+
+
+def _evidence_lines(run: dict[str, Any]) -> list[str]:
+    """What the evidence checks had to do with a run, apart from any model's words."""
+    out = []
+    if run.get("check"):
+        out.append(f"  evidence check: {run['check']} (a checks-only review: no model wrote it)")
+    if run.get("trigger_check"):
+        out.append(f"  started by evidence check: {run['trigger_check']} (review_on_check)")
+    for lead in run.get("leads") or ():
+        refs = ", ".join(str(seq) for seq in lead.get("refs") or ()) or "none"
+        out.append(f"  lead from evidence check: {lead.get('kind')} ({lead.get('verdict')}, refs {refs})")
+    return out
 
 
 def format_cycles(cycles: list[dict[str, Any]]) -> str:

@@ -117,8 +117,12 @@ def prompt_header(
     watermark: int,
     *,
     think_first: bool,
+    leads: str = "",
 ) -> str:
-    """Everything before the trajectory body, ending with the trajectory heading."""
+    """Everything before the trajectory body, ending with the trajectory heading.
+
+    ``leads`` (the evidence checks' section, :mod:`.checks.leads`) goes after the
+    instructions: part of the header, so the prompt's bounds count it."""
     lines = [
         f'You are the independent Shadow "{definition_name}" ({definition_id}).',
         "Review the root agent's captured trajectory below. Its hidden reasoning and any "
@@ -139,6 +143,7 @@ def prompt_header(
         "## Shadow instructions",
         instructions,
         "",
+        *((leads, "") if leads else ()),
         f"## Root trajectory (captured through session seq {watermark})",
     ]
     return "\n".join(lines)
@@ -155,12 +160,13 @@ def build_prompt(
     max_prompt_chars: int = 0,
     max_prompt_tokens: int = 0,
     keys: Iterable[str] = (),
+    leads: str = "",
 ) -> FramedPrompt:
     """The complete child prompt. A bound ≤ 0 is no bound; the header is never
     cut. Holdout ``keys`` are redacted before anything is measured, so the
     bounds hold for the text sent."""
     keys = tuple(keys)
-    header = prompt_header(definition_name, definition_id, instructions, watermark, think_first=think_first)
+    header = prompt_header(definition_name, definition_id, instructions, watermark, think_first=think_first, leads=leads)
     if keys:
         header = redact(header, keys)
     char_room = max_prompt_chars - u16len(header) - 1 if max_prompt_chars > 0 else math.inf

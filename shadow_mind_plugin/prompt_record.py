@@ -34,6 +34,7 @@ def stored_prompt(
     capture: str,
     disclosure: str,
     holdout: bool,
+    leads: Sequence[Mapping[str, Any]] = (),
 ) -> StoredPrompt:
     """The child's first message as its log keeps it (no trajectory text)."""
     reference: dict[str, Any] = {
@@ -55,6 +56,9 @@ def stored_prompt(
         "body_chars": u16len(framed.body),
         "body_digest": framed.body_digest,
     }
+    if leads:
+        # the header kept verbatim carries their text; this says which checks they were
+        reference["leads"] = [dict(lead) for lead in leads]
     return StoredPrompt(content=(TextBlock(text=framed.header), TextBlock(text=reference_line(reference))), reference=reference)
 
 

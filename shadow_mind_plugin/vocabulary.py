@@ -102,6 +102,8 @@ class ReasonCode(StrEnum):
     COOLDOWN_ACTIVE = "COOLDOWN_ACTIVE"
     #: the activation roll (probability × decay) said no this time
     NOT_ROLLED = "NOT_ROLLED"
+    #: ``review_on_check: only`` and no evidence check fired on the turn
+    NO_CHECK_FIRED = "NO_CHECK_FIRED"
     # failures
     SCHEDULING_FAILED = "SCHEDULING_FAILED"
     TRAJECTORY_BUILD_FAILED = "TRAJECTORY_BUILD_FAILED"

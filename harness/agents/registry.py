@@ -113,6 +113,7 @@ class AgentRegistryImpl:
             if logged is not None:
                 options = attrs.evolve(options, provider=logged[0], model=logged[1])
         agent = LoopAgent(runtime=rt, session=session, options=options, cwd=cwd)
+        built_at = len(session.events)  # the agent derived its history from these
         try:
             await _run_setup(setup, agent)
         except BaseException:
@@ -122,7 +123,10 @@ class AgentRegistryImpl:
             raise
         rt.hooks.session_created(session)
         rt.sessions.repair(session)
-        agent.reload_from_log()
+        if len(session.events) != built_at:
+            # repair or an observer appended: derive again (it walks the whole log,
+            # so not when nothing changed; issue 20)
+            agent.reload_from_log()
         return await self._publish(agent)
 
     async def _publish(self, agent: LoopAgent) -> AgentHandleImpl:

@@ -1,4 +1,10 @@
-"""The ``harness`` command line."""
+"""The ``harness`` command line.
+
+Only the parsers are imported up front (:mod:`.parsers`): each command's
+module, and with it the host, the chat, the web stack or an LLM adapter, is
+imported in the branch that runs it, so ``harness --help`` and a Stop hook
+that admits no review pay for none of them (issue 20).
+"""
 
 from __future__ import annotations
 
@@ -6,18 +12,14 @@ import argparse
 import os
 import sys
 from collections.abc import Sequence
-
-import trio
+from pathlib import Path
+from typing import Any
 
 from hookspecs.errors import DshError
 
-from .chat import add_chat_parser, run_chat
 from .common import EXIT_USAGE, add_profile_arguments, dsh_home, load_profile, setup_logging, single_dsh_error
-from .demo import add_demo_parser, run_demo
 from .extensions import CLI_ENTRY_POINT_GROUP, add_extension_parsers, run_extension
-from .inspect import dump, plugins_list, resolve_session_id, sessions_list, sessions_show
-from .run import add_run_parser, run_prompt
-from .serve import add_serve_parser, run_serve
+from .parsers import add_chat_parser, add_demo_parser, add_run_parser, add_serve_parser, add_sessions_parser
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -30,13 +32,7 @@ def build_parser() -> argparse.ArgumentParser:
     add_chat_parser(sub, add_profile_arguments)
     add_demo_parser(sub)
     add_serve_parser(sub, add_profile_arguments)
-    sessions = sub.add_parser("sessions", help="list or show stored sessions")
-    sessions_sub = sessions.add_subparsers(dest="sessions_command", metavar="ACTION", required=True)
-    listing = sessions_sub.add_parser("list", help="list sessions, newest first")
-    listing.add_argument("--json", action="store_true")
-    show = sessions_sub.add_parser("show", help="print a session's transcript")
-    show.add_argument("session_id", metavar="ID")
-    show.add_argument("--json", action="store_true", help="one JSON event per line")
+    add_sessions_parser(sub)
     plugins = sub.add_parser("plugins", help="list the plugins a profile loads and the hooks each implements")
     add_profile_arguments(plugins)
     add_extension_parsers(sub)
@@ -51,27 +47,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         if getattr(args, "extension", None) is not None:
             return run_extension(args.extension, args.extension_argv)
-        if args.dump_config:
-            return dump(load_profile(args, home))
-        if args.command in ("run", "chat") and args.session:
-            args.session = resolve_session_id(home, args.session)  # a unique prefix names its session
-        if args.command == "run":
-            composed = load_profile(args, home)
-            return trio.run(run_prompt, args, composed.rows if composed else (), home)
-        if args.command == "chat":
-            composed = load_profile(args, home)
-            return trio.run(run_chat, args, composed.rows if composed else (), home)
-        if args.command == "serve":
-            composed = load_profile(args, home)
-            return trio.run(run_serve, args, composed.rows if composed else (), home)
-        if args.command == "demo":
-            return run_demo(args)
-        if args.command == "sessions":
-            if args.sessions_command == "list":
-                return sessions_list(home, as_json=args.json)
-            return sessions_show(home, args.session_id, as_json=args.json)
-        if args.command == "plugins":
-            return plugins_list(load_profile(args, home))
+        return _run_command(args, home) if args.command or args.dump_config else _usage(parser)
     except DshError as exc:
         print(f"harness: {exc}", file=sys.stderr)
         return EXIT_USAGE
@@ -88,8 +64,55 @@ def main(argv: Sequence[str] | None = None) -> int:
             raise
         print(f"harness: {error}", file=sys.stderr)
         return EXIT_USAGE
+
+
+def _usage(parser: argparse.ArgumentParser) -> int:
     parser.print_help()
     return EXIT_USAGE
+
+
+def _run_command(args: argparse.Namespace, home: Path) -> int:
+    # each branch imports its command: nothing is loaded for a command not run
+    if args.dump_config:
+        from .inspect import dump
+
+        return dump(load_profile(args, home))
+    if args.command in ("run", "chat") and args.session:
+        from .inspect import resolve_session_id
+
+        args.session = resolve_session_id(home, args.session)  # a unique prefix names its session
+    if args.command in ("run", "chat", "serve"):
+        import trio
+
+        composed = load_profile(args, home)
+        return trio.run(_command(args.command), args, composed.rows if composed else (), home)
+    if args.command == "demo":
+        from .demo import run_demo
+
+        return run_demo(args)
+    if args.command == "sessions":
+        from .inspect import sessions_list, sessions_show
+
+        if args.sessions_command == "list":
+            return sessions_list(home, as_json=args.json)
+        return sessions_show(home, args.session_id, as_json=args.json)
+    from .inspect import plugins_list  # "plugins"
+
+    return plugins_list(load_profile(args, home))
+
+
+def _command(name: str) -> Any:
+    if name == "run":
+        from .run import run_prompt
+
+        return run_prompt
+    if name == "chat":
+        from .chat import run_chat
+
+        return run_chat
+    from .serve import run_serve
+
+    return run_serve
 
 
 __all__ = ["CLI_ENTRY_POINT_GROUP", "build_parser", "main"]

@@ -41,8 +41,9 @@ from .approver import TerminalApprover
 from .background import BackgroundRuns
 from .chat_input import LineReader, open_line_source, preserved_terminal
 from .common import single_dsh_error
+from .parsers import add_chat_parser
 from .render import LiveRenderer, Style, render_events, visible
-from .run import add_sandbox_argument, agent_options, attach_root, drain, workspace
+from .run import agent_options, attach_root, drain, workspace
 
 RED = "\x1b[31m"
 RESET = "\x1b[0m"
@@ -319,15 +320,6 @@ async def _chat(
                 renderer.line("")
             await handle.dispose()
     return 0
-
-
-def add_chat_parser(sub: Any, add_profile_arguments: Any) -> None:
-    parser = sub.add_parser("chat", help="chat with an agent in the terminal (approvals asked interactively)")
-    add_profile_arguments(parser)
-    parser.add_argument("--session", metavar="ID", help="continue an existing session")
-    parser.add_argument("--model", metavar="PROVIDER/MODEL", help="route for the root agent")
-    parser.add_argument("--cwd", metavar="DIR", help="workspace the file tools are confined to (default: .)")
-    add_sandbox_argument(parser)
 
 
 __all__ = ["add_chat_parser", "run_chat"]

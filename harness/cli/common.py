@@ -8,13 +8,14 @@ import os
 import sys
 from collections.abc import Mapping
 from pathlib import Path
-from typing import IO
+from typing import IO, TYPE_CHECKING
 
 from harness.paths import resolve_dsh_home
-from harness.profiles import ComposedProfile, compose_profile
-from harness.profiles.compose import PROFILES_DIR
 from hookspecs.errors import DshError
 from hookspecs.scrub import scrub_text
+
+if TYPE_CHECKING:
+    from harness.profiles import ComposedProfile
 
 #: Ctrl-C stopped the command (128 + SIGINT, as a shell reports it)
 EXIT_INTERRUPTED = 130
@@ -70,6 +71,12 @@ def dsh_home(environ: Mapping[str, str] | None = None) -> Path:
 def load_profile(args: argparse.Namespace, home: Path) -> ComposedProfile | None:
     """The composed profile named by ``--profile`` (or ``$DSH_PROFILE``); None when
     no profile was asked for and ``$DSH_HOME/profiles/default.yml`` does not exist."""
+    # imported here: the profile machinery (and the contract's values under it)
+    # loads only for a command that reads a profile, not for --help or a Stop
+    # hook that finds nothing new
+    from harness.profiles import compose_profile
+    from harness.profiles.compose import PROFILES_DIR
+
     name = args.profile or os.environ.get("DSH_PROFILE")
     patches = [Path(p) for p in (args.patch or [])]
     if not name:

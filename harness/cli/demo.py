@@ -31,7 +31,6 @@ from collections.abc import Iterator
 from importlib import metadata, resources
 from importlib.resources.abc import Traversable
 from pathlib import Path
-from typing import Any
 
 import attrs
 import trio
@@ -41,9 +40,10 @@ from hookspecs.errors import DshError
 
 from ..paths import resolve_dsh_home
 from ..profiles import compose_profile
-from .chat import add_chat_parser, run_chat
+from .chat import run_chat
 from .common import add_profile_arguments
-from .run import add_run_parser, run_prompt
+from .parsers import add_chat_parser, add_demo_parser, add_run_parser
+from .run import run_prompt
 
 #: Entry-point group of shipped demos: name -> ``package:directory``.
 DEMOS_ENTRY_POINT_GROUP = "dsh.demos"
@@ -152,19 +152,6 @@ def command_args(command: str, *argv: str) -> argparse.Namespace:
     add_run_parser(sub, add_profile_arguments)
     add_chat_parser(sub, add_profile_arguments)
     return parser.parse_args([command, *argv])
-
-
-def add_demo_parser(sub: Any) -> None:
-    parser = sub.add_parser(
-        "demo",
-        help="run a shipped offline demo (temporary workspace and DSH_HOME)",
-        description="Run a demo shipped by an installed distribution, offline, in a temporary copy of its "
-        "workspace; $DSH_HOME is a temporary directory unless it is set.",
-    )
-    parser.add_argument("name", nargs="?", help="which demo (default: the only one installed)")
-    parser.add_argument("--list", action="store_true", help="list the installed demos")
-    parser.add_argument("--json", action="store_true", help="print a JSON transcript instead of streaming text")
-    parser.add_argument("--chat", action="store_true", help="chat in the demo's setup instead of sending its prompt")
 
 
 __all__ = ["DEMOS_ENTRY_POINT_GROUP", "Demo", "add_demo_parser", "available_demos", "run_demo"]

@@ -20,8 +20,8 @@ from hookspecs.values import AgentOptions, CancelCause, CancelToken, EventTypes,
 from ..host import HarnessHost, open_host
 from ..llm.routes import parse_route
 from ..profiles import ProfileRow
-from ..tools.builtin.bash import SANDBOX_MODES
 from .common import EXIT_BROKEN_PIPE, EXIT_CODES, EXIT_INTERRUPTED, EXIT_USAGE, discard_output
+from .parsers import add_run_parser, add_sandbox_argument
 from .render import LiveRenderer, message_text
 
 
@@ -211,27 +211,6 @@ def _write_json(out: Any, payload: dict[str, Any]) -> bool:
         discard_output(out)
         return False
     return True
-
-
-def add_sandbox_argument(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument(
-        "--sandbox",
-        choices=SANDBOX_MODES,
-        help="sandbox mode for bash (workspace-write, read-only: bubblewrap, no network); default: unconfined",
-    )
-
-
-def add_run_parser(sub: Any, add_profile_arguments: Any) -> None:
-    parser = sub.add_parser("run", help="run one prompt headless and print the transcript")
-    add_profile_arguments(parser)
-    parser.add_argument("prompt", help="the prompt (or a /command)")
-    parser.add_argument("--model", metavar="PROVIDER/MODEL", help="route for the root agent")
-    parser.add_argument("--cwd", metavar="DIR", help="workspace the file tools are confined to (default: .)")
-    add_sandbox_argument(parser)
-    parser.add_argument("--session", metavar="ID", help="continue an existing session")
-    parser.add_argument("--json", action="store_true", help="print a JSON transcript instead of streaming text")
-    parser.add_argument("--show-reasoning", action="store_true", help="stream reasoning (dimmed)")
-    parser.add_argument("--no-signals", action="store_true", help=argparse.SUPPRESS)
 
 
 __all__ = ["EXIT_USAGE", "add_run_parser", "add_sandbox_argument", "run_prompt"]

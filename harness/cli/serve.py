@@ -5,22 +5,10 @@ from __future__ import annotations
 import argparse
 import sys
 from pathlib import Path
-from typing import Any
 
 from ..profiles import ProfileRow
+from .parsers import add_serve_parser
 from .run import agent_options, workspace
-
-
-def add_serve_parser(sub: Any, add_profile_arguments: Any) -> None:
-    parser = sub.add_parser("serve", help="serve the web client on loopback (a credential in the printed URL)")
-    add_profile_arguments(parser)
-    parser.add_argument("--host", default="127.0.0.1", help="loopback address to listen on (default: 127.0.0.1; anything else is refused)")
-    parser.add_argument("--port", type=int, default=8765, help="port (default: 8765; 0 picks a free one)")
-    parser.add_argument("--model", metavar="PROVIDER/MODEL", help="route for root agents")
-    parser.add_argument("--cwd", metavar="DIR", help="workspace new sessions' file tools are confined to (default: .)")
-    parser.add_argument(
-        "--new-token", action="store_true", help="make a new credential (the one kept in DSH_HOME/web-token survives restarts; pages holding it must open the new URL)"
-    )
 
 
 async def run_serve(args: argparse.Namespace, rows: tuple[ProfileRow, ...], home: Path) -> int:
@@ -38,6 +26,14 @@ async def run_serve(args: argparse.Namespace, rows: tuple[ProfileRow, ...], home
         )
         return 2
     return await run_server(
-        rows=rows, home=home, cwd=workspace(args.cwd), options=agent_options(args.model), address=args.host, port=args.port,
+        rows=rows,
+        home=home,
+        cwd=workspace(args.cwd),
+        options=agent_options(args.model),
+        address=args.host,
+        port=args.port,
         new_token=args.new_token,
     )
+
+
+__all__ = ["add_serve_parser", "run_serve"]

@@ -31,6 +31,8 @@ ERROR_LIMIT = 200
 #: URL character (``https://h/w/p/x`` and ``/x/w/p/y`` are not under ``/w/p``)
 _PATH_BEFORE = r"(?<![\w.~/:@%+-])"
 UNANSWERED_CODE = "RESULT_NOT_RECORDED"
+#: how many lines of one unknown kind are kept (the count is kept whole)
+MAX_UNKNOWN_LINES = 20
 UNANSWERED_TEXT = "The transcript records no result for this tool call; the call may have had effects."
 #: the history events a compaction summary stands in for
 HISTORY_TYPES = frozenset({EventTypes.USER_MESSAGE, EventTypes.ASSISTANT_MESSAGE, EventTypes.TOOL_RESULT})
@@ -50,6 +52,12 @@ class EventBuilder:
         self.events: list[ImportedEvent] = []
         self.skipped: Counter[str] = Counter()
         self.unknown: Counter[str] = Counter()
+        #: the lines of each unknown kind (the first :data:`MAX_UNKNOWN_LINES`), so a person can find them
+        self.unknown_lines: dict[str, list[int]] = {}
+        #: the line being fed, and whether it is one an earlier import wrote
+        #: (both set by the reader before each entry)
+        self.line = 0
+        self.replaying = False
         self.synthesised = 0
         self._turn = 0
         self._step: int | None = None
@@ -61,6 +69,8 @@ class EventBuilder:
     # --- cleaning -----------------------------------------------------------------
 
     def clean(self, text: str) -> str:
+        if self.replaying:
+            return text  # dropped unwritten (:meth:`_emit`): not worth the scrubbing regexes
         if self._under_workspace is not None:
             text = self._under_workspace.sub("", text)
         return bound(scrub_secrets(visible(text)), TEXT_LIMIT)
@@ -69,6 +79,9 @@ class EventBuilder:
 
     def skip(self, kind: str, *, unknown: bool = False) -> None:
         (self.unknown if unknown else self.skipped)[kind] += 1
+        lines = self.unknown_lines.setdefault(kind, []) if unknown else None
+        if lines is not None and len(lines) < MAX_UNKNOWN_LINES:
+            lines.append(self.line)
 
     def user(self, text: str, line: int, *, source: dict[str, Any] | None = None) -> None:
         """A user-role message (the person's unless ``source`` says otherwise): it starts a new turn."""
@@ -139,6 +152,7 @@ class EventBuilder:
         self._turn = turns_before
         self.skipped.clear()
         self.unknown.clear()
+        self.unknown_lines.clear()
         self.synthesised = 0
 
     def finish(self, line: int) -> list[ImportedEvent]:

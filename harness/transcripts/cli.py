@@ -21,23 +21,24 @@ from __future__ import annotations
 import argparse
 import hashlib
 import json
-import math
 import os
 import sys
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from harness.cli.common import add_profile_arguments, dsh_home, load_profile
 from harness.cli.render import visible
 from hookspecs.errors import DshError
 from hookspecs.scrub import scrub_text
 
-from .model import ImportedTranscript
-from .reader import read_source
+from .args import positive_seconds
 from .record import ImportRecord, load_json, save_json, transcript_key
-from .review import ReviewOutcome, review_imported, run_trio
-from .workspace import Workspace, choose_workspace
+
+if TYPE_CHECKING:
+    from .model import ImportedTranscript
+    from .review import ReviewOutcome
+    from .workspace import Workspace
 
 EXIT_QUIET = 0
 EXIT_REPORT = 1
@@ -45,17 +46,6 @@ EXIT_USAGE = 2
 EXIT_FAILED = 3
 DEFAULT_TIMEOUT = 600.0
 RECORDS_DIR = "imports/reviews"
-
-
-def positive_seconds(text: str) -> float:
-    """``--timeout``: a finite number of seconds above 0 (``nan``, ``inf`` and ``-1`` are refused)."""
-    try:
-        value = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a number of seconds") from None
-    if not math.isfinite(value) or value <= 0:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a finite number of seconds above 0")
-    return value
 
 
 def add_review_arguments(parser: argparse.ArgumentParser) -> None:
@@ -103,6 +93,8 @@ def save_record(path: Path, record: ImportRecord, workspace: Workspace) -> None:
 
 def review_workspace(args: argparse.Namespace, home: Path) -> Workspace:
     """``--cwd``, else the current directory: the person's choice, checked."""
+    from .workspace import choose_workspace  # the file tools load only for a review
+
     if args.cwd is not None:
         return choose_workspace(args.cwd, dsh_home=home, missing="--cwd is empty", relative_ok=True)
     try:
@@ -114,6 +106,10 @@ def review_workspace(args: argparse.Namespace, home: Path) -> Workspace:
 
 def run_review(path: Path, args: argparse.Namespace) -> ReviewOutcome:
     """Import, then review; profile, transcript and start errors are :class:`DshError`."""
+    # the importers and the host load only for a review, not for --help
+    from .reader import read_source
+    from .review import review_imported, run_trio
+
     home = dsh_home()
     composed = load_profile(args, home)
     source = read_source(path)
@@ -153,6 +149,7 @@ def outcome_json(outcome: ReviewOutcome) -> dict[str, Any]:
             "events": len(transcript.events),
             "skipped": transcript.skipped,
             "unknown": transcript.unknown,
+            "unknown_lines": transcript.unknown_lines,
             "synthesised_results": transcript.synthesised,
         },
         "restarted": outcome.restarted,
@@ -169,6 +166,8 @@ def outcome_text(outcome: ReviewOutcome) -> str:
         lines.append(outcome.workspace.note)
     if outcome.restarted:
         lines.append(f"new imported session: {visible(outcome.restarted)}")
+    if transcript.unknown_lines:
+        lines.append("skipped, of a kind the importer does not know: " + unknown_text(transcript.unknown_lines))
     if outcome.report:
         lines.append(visible(outcome.report))
     for ref in outcome.refs:
@@ -177,6 +176,15 @@ def outcome_text(outcome: ReviewOutcome) -> str:
     if run.get("cause"):
         lines.append(f"cause: {visible(str(run['cause']))}")
     return "\n".join(lines) + "\n"
+
+
+def unknown_text(unknown_lines: dict[str, list[int]]) -> str:
+    """``weird-kind (lines 9, 12); other (line 3)``: where to find each skipped unknown entry."""
+    parts = []
+    for kind, numbers in sorted(unknown_lines.items()):
+        label = "line" if len(numbers) == 1 else "lines"
+        parts.append(f"{visible(kind)} ({label} {', '.join(map(str, numbers))})")
+    return "; ".join(parts)
 
 
 def _lines(transcript: ImportedTranscript) -> str:

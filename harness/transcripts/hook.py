@@ -15,8 +15,9 @@ A per-session state file (``$DSH_HOME/imports/hooks/<agent>-<session>.json``,
 Loops are cut twice: ``stop_hook_active`` (the agent is already continuing
 because of a stop hook) never reviews, and a transcript that has not changed
 since the last call is not looked at again.
-``--timeout`` bounds the review so the answer comes inside the hook's own
-timeout.
+``--timeout`` bounds the hook's whole run from process start, the import
+included (:mod:`.bound`), so the answer comes inside the agent's own hook
+timeout; the review gets what is left, less a margin to record its outcome.
 
 The exit status is always 0. Claude Code treats exit 2 as "block the stop"
 and feeds stderr to the model, so a misconfigured hook must never exit 2: a
@@ -31,27 +32,31 @@ import argparse
 import json
 import re
 import sys
+import time
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any, NoReturn
+from typing import TYPE_CHECKING, Any, NoReturn
 
 from harness.cli.common import add_profile_arguments, dsh_home, load_profile
-from harness.cli.render import visible
 from hookspecs.errors import DshError
 from hookspecs.scrub import scrub_text
 
-from .cli import positive_seconds
-from .governed import review_governed
-from .reader import read_source
+from .args import positive_seconds
+from .bound import run_bounded, since_process_start, timeout_of
 from .record import ImportRecord, load_json, save_json
-from .review import ReviewOutcome, run_trio
-from .workspace import choose_workspace
+from .seen import Seen, unchanged
 
-AGENTS = {"claude-code": "claude-code", "codex": "codex"}
+if TYPE_CHECKING:
+    from .model import Format
+    from .review import ReviewOutcome
+
+AGENTS: dict[str, Format] = {"claude-code": "claude-code", "codex": "codex"}
 STATE_DIR = "imports/hooks"
 MAX_INPUT = 1024 * 1024
 #: well inside Claude Code's default 60 s command-hook timeout
 DEFAULT_TIMEOUT = 50.0
+#: kept back from the review's bound to dispose of the host and record the outcome
+MARGIN = 5.0
 #: a reason handed back to the agent is bounded
 MAX_REASON = 8000
 _UNSAFE = re.compile(r"[^A-Za-z0-9_.-]+")
@@ -153,19 +158,35 @@ def feedback(outcome: ReviewOutcome) -> str:
     return scrub_text("\n".join(lines).strip(), limit=MAX_REASON)
 
 
-def decide(args: argparse.Namespace, hook: dict[str, Any], home: Path) -> tuple[dict[str, Any], dict[str, Any]]:
-    """``(answer for stdout, changes to the state file)``."""
+def decide(
+    args: argparse.Namespace, hook: dict[str, Any], home: Path, *, deadline: float | None = None
+) -> tuple[dict[str, Any], dict[str, Any]]:
+    """``(answer for stdout, changes to the state file)``; the review ends
+    :data:`MARGIN` before ``deadline`` (monotonic), so its outcome is recorded
+    before the whole run's bound would cut the hook off."""
     if hook.get("stop_hook_active") is True:
         return {}, {"last_skip": "stop_hook_active"}
     path = transcript_of(hook)
     if not path:
         return {}, {"last_skip": "no_transcript"}
-    source = read_source(Path(path))
     where = state_path(home, args.agent, state_key(hook))
     state = load_state(where)
-    seen = {"seen_size": len(source.raw), "seen_sha256": source.digest()}
-    if all(state.get(key) == value for key, value in seen.items()):
+    if unchanged(Path(path), Seen.from_state(state)):  # reads at most the last window, parses nothing
         return {}, {"last_skip": "unchanged"}
+    # the importers, the host and the plugins load only now that there is something to decide
+    from .governed import review_governed
+    from .lag import drop_flushed, lagged_note, with_last_message
+    from .reader import read_source
+    from .review import run_trio
+    from .workspace import choose_workspace
+
+    read = read_source(Path(path))
+    seen = Seen.of_bytes(read.raw).to_state()
+    fmt = AGENTS[args.agent]
+    record = ImportRecord.from_json(state.get("import"))
+    # the transcript may lag the Stop: its final message comes from the input (:mod:`.lag`)
+    flushed = drop_flushed(read, state.get("lagged_message"), fmt, imported_through=record.lines if record else None)
+    source = with_last_message(flushed, hook.get("last_assistant_message"), fmt)
     composed = load_profile(args, home)
     rows = composed.rows if composed else ()
     # the agent's own cwd for this session, never the one the transcript records
@@ -183,11 +204,11 @@ def decide(args: argparse.Namespace, hook: dict[str, Any], home: Path) -> tuple[
             source,
             home=home,
             rows=rows,
-            record=ImportRecord.from_json(state.get("import")),
+            record=record,
             keep=keep,
             workspace=workspace,
-            format=AGENTS[args.agent],  # type: ignore[arg-type]
-            bound_seconds=args.timeout,
+            format=fmt,
+            bound_seconds=review_bound(args.timeout, deadline),
         )
     )
     note: dict[str, Any] = {
@@ -198,39 +219,59 @@ def decide(args: argparse.Namespace, hook: dict[str, Any], home: Path) -> tuple[
         "last_review_session": outcome.session_id,
         "restarted": outcome.restarted,
         "imported_lines": [outcome.transcript.first_line, outcome.transcript.lines],
+        # where the skipped entries of an unknown kind are, so a person can find them
+        "unknown_lines": outcome.transcript.unknown_lines,
         "workspace": workspace.to_json(),
+        # kept so the next Stop does not import the message again once it is flushed
+        "lagged_message": lagged_note(flushed, source) if outcome.session_id else None,
     }
     if outcome.phase == "report":
         return {"decision": "block", "reason": feedback(outcome)}, note
     return {}, note
 
 
+def review_bound(timeout: float, deadline: float | None) -> float:
+    """What is left for the review: the whole run's bound, less what the start
+    and the import used and :data:`MARGIN` to settle and record the outcome."""
+    if deadline is None:
+        return timeout
+    return max(0.01, deadline - time.monotonic() - min(MARGIN, timeout / 10))
+
+
 def hook_main(argv: Sequence[str]) -> int:
     """Always exit 0: the answer (``{}`` after any failure) on stdout, a failure as one line on stderr."""
-    try:
-        answer = run_hook(argv)
-    except DshError as exc:
-        _fail(str(exc))
-        answer = {}
-    except Exception as exc:
-        _fail(f"internal error: {type(exc).__name__}: {exc}")
-        answer = {}
+    # the very first thing: the bound counts from process start (:mod:`.bound`)
+    deadline = time.monotonic() + timeout_of(argv, default=DEFAULT_TIMEOUT) - since_process_start()
+    answer = run_bounded(lambda: answer_hook(argv, deadline), seconds=deadline - time.monotonic())
     sys.stdout.write(json.dumps(answer, ensure_ascii=False) + "\n")
     return EXIT_OK
 
 
-def run_hook(argv: Sequence[str]) -> dict[str, Any]:
+def answer_hook(argv: Sequence[str], deadline: float | None = None) -> dict[str, Any]:
+    """The answer for stdout; a failure is written as one stderr line and answered ``{}``."""
+    try:
+        return run_hook(argv, deadline)
+    except DshError as exc:
+        _fail(str(exc))
+    except Exception as exc:
+        _fail(f"internal error: {type(exc).__name__}: {exc}")
+    return {}
+
+
+def run_hook(argv: Sequence[str], deadline: float | None = None) -> dict[str, Any]:
     """Parse, read stdin (bounded by bytes read), decide and record; the answer for stdout."""
     args = hook_parser().parse_args(list(argv))
     home = dsh_home()
     hook = read_hook_input(sys.stdin.buffer.read(MAX_INPUT + 1))
-    answer, note = decide(args, hook, home)
+    answer, note = decide(args, hook, home, deadline=deadline)
     path = state_path(home, args.agent, state_key(hook))
     save_state(path, {**load_state(path), **note, "session_id": hook["session_id"]})
     return answer
 
 
 def _fail(message: str) -> None:
+    from harness.cli.render import visible  # only on failure: it loads the contract's values
+
     # one line, whatever the message holds (a path with a newline, a multi-line OS error)
     line = " ".join(visible(scrub_text(message, limit=2000)).split())
     print(f"{PROG}: {line}", file=sys.stderr)

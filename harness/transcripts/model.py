@@ -36,7 +36,7 @@ class ImportedTranscript:
 
     ``skipped`` counts the entries that produced no event, by kind (thinking,
     progress lines, bookkeeping); ``unknown`` the subset whose kind the importer
-    does not know at all. ``synthesised`` counts error results written for calls
+    does not know at all, with their lines in ``unknown_lines``. ``synthesised`` counts error results written for calls
     the transcript never answered.
     """
 
@@ -48,6 +48,8 @@ class ImportedTranscript:
     skipped: dict[str, int]
     unknown: dict[str, int]
     synthesised: int = 0
+    #: the lines of each unknown kind, the first few of each (``{kind: [line, …]}``)
+    unknown_lines: dict[str, list[int]] = attrs.field(factory=dict)
     #: the first transcript line this import covers (a later import of a grown
     #: transcript starts after the lines an earlier one imported)
     first_line: int = 1

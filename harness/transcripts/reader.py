@@ -101,6 +101,7 @@ def import_source(
         if not resumed and line > after_line:
             builder.continue_after(turns_before)
             resumed = True
+        builder.line, builder.replaying = line, line <= after_line
         parser.feed(builder, line, entry)
     events = builder.finish(source.lines)
     return ImportedTranscript(
@@ -112,6 +113,7 @@ def import_source(
         first_line=after_line + 1,
         skipped=dict(builder.skipped),
         unknown=dict(builder.unknown),
+        unknown_lines={kind: list(lines) for kind, lines in builder.unknown_lines.items()},
         synthesised=builder.synthesised,
     )
 

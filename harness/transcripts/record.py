@@ -15,14 +15,15 @@ from __future__ import annotations
 import json
 import os
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import attrs
 
 from hookspecs.errors import InputFileError
 from hookspecs.fsutil import ensure_private_dir, read_regular_text, write_atomic
 
-from .reader import TranscriptSource
+if TYPE_CHECKING:
+    from .reader import TranscriptSource  # annotations only: the hook reads a record before it imports
 
 #: a state file is a few hundred bytes; anything past this is not one of ours
 MAX_STATE_BYTES = 1024 * 1024

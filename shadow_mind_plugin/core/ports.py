@@ -104,4 +104,5 @@ class Launcher(Protocol):
         definition: ShadowDefinition,
         *,
         manual: bool = False,
+        trigger_check: str | None = None,
     ) -> RunEntry | None: ...

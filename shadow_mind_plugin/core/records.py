@@ -49,6 +49,10 @@ class RunView:
     tools: dict[str, Any] | None = None
     #: the evidence check whose finding this run reports (a checks-only review)
     check: str | None = None
+    #: a model review's leads: the check findings its prompt gave it (``kind``, ``verdict``, ``refs``)
+    leads: tuple[dict[str, Any], ...] | None = None
+    #: the evidence check that started this run (``review_on_check``), when the roll did not
+    trigger_check: str | None = None
 
     def to_json(self) -> dict[str, Any]:
         out: dict[str, Any] = {}

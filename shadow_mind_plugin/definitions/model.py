@@ -16,10 +16,13 @@ Capture = Literal["full", "since-compaction"]
 ContextMode = Literal["standard", "minimal"]
 #: who reviews: a model child (the default) or only the deterministic evidence checks
 Reviewer = Literal["model", "checks"]
+#: reviewing when an evidence check fires: not at all (only the roll), as well as the roll, or instead of it
+ReviewOnCheck = Literal["off", "any", "only"]
 
 CAPTURE_VALUES: Final[tuple[Capture, ...]] = ("full", "since-compaction")
 CONTEXT_VALUES: Final[tuple[ContextMode, ...]] = ("standard", "minimal")
 REVIEWER_VALUES: Final[tuple[Reviewer, ...]] = ("model", "checks")
+REVIEW_ON_CHECK_VALUES: Final[tuple[ReviewOnCheck, ...]] = ("off", "any", "only")
 
 #: Ids double as file and log names, so they are restricted to a safe alphabet.
 #: Always use ``fullmatch``: Python's ``$`` also accepts a trailing newline.
@@ -65,6 +68,8 @@ class ShadowDefinition:
     holdout: bool = False
     #: ``checks``: no child and no model; the evidence checks' most severe finding is the report
     reviewer: Reviewer = "model"
+    #: ``any``: a turn whose checks fire is reviewed whatever the roll says; ``only``: and no other turn is
+    review_on_check: ReviewOnCheck = "off"
     source_path: Path | None = attrs.field(default=None, eq=False)
 
     @property

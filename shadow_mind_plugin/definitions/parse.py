@@ -23,6 +23,7 @@ from .errors import DefinitionError
 from .model import (
     CAPTURE_VALUES,
     CONTEXT_VALUES,
+    REVIEW_ON_CHECK_VALUES,
     REVIEWER_VALUES,
     SHADOW_ID_PATTERN_TEXT,
     TOOL_NAME_PATTERN,
@@ -58,6 +59,7 @@ FIELD_KEYS: Final = frozenset(
         "think_first",
         "holdout",
         "reviewer",
+        "review_on_check",
     }
 )
 #: Keys of removed features: still accepted (so old files keep loading), ignored.
@@ -227,6 +229,7 @@ def _build(fields: Any, body: str, source_path: Path) -> ShadowDefinition:
         think_first=_optional_bool(fields, "think_first", False),
         holdout=_optional_bool(fields, "holdout", False),
         reviewer=_choice(fields, "reviewer", REVIEWER_VALUES),
+        review_on_check=_choice(fields, "review_on_check", REVIEW_ON_CHECK_VALUES),
         prompt=prompt,
         source_path=source_path.resolve(),
     )

@@ -71,6 +71,8 @@ def definition_metadata(definition: ShadowDefinition) -> dict[str, Any]:
         meta["holdout"] = True
     if definition.reviewer != "model":
         meta["reviewer"] = definition.reviewer
+    if definition.review_on_check != "off":
+        meta["review_on_check"] = definition.review_on_check
     return dict(sorted(meta.items()))
 
 

@@ -147,7 +147,7 @@ def child_evidence(sessions: SessionLogs, session_id: str, *, last_events: int, 
 #: What a trace shows of a stored prompt's reference (never text).
 REFERENCE_FIELDS: Final = (
     "root_session_id", "watermark", "capture", "disclosure", "entries", "shown", "shown_seqs", "elided",
-    "elided_seqs", "cut_seq", "prompt_chars", "body_chars", "body_digest",
+    "elided_seqs", "cut_seq", "prompt_chars", "body_chars", "body_digest", "leads",
 )
 
 

@@ -121,6 +121,12 @@ def _render_timeline(run: Mapping[str, Any]) -> list[str]:
                 details.append(f"{label} {item[key]}")
         if item.get("relayed"):
             details.append("relayed")
+        if item.get("check"):
+            details.append(f"evidence check {item['check']}")
+        if item.get("trigger_check"):
+            details.append(f"started by evidence check {item['trigger_check']}")
+        if item.get("leads"):
+            details.append("leads " + ",".join(str(lead.get("kind")) for lead in item["leads"] if isinstance(lead, dict)))
         out.append(f"  {_fmt(item['time'])}  {item['event']:<27} {'  '.join(details)}")
     for item in run["stagnation"]:
         extra = item.get("cooldown_until") or item.get("reasoning_effort")
@@ -210,6 +216,9 @@ def render_child(child: Mapping[str, Any]) -> list[str]:
     reference = child.get("prompt_reference")
     if reference:
         out.append(_reference_line(reference))
+        for lead in reference.get("leads") or ():
+            # a check's lead, not the model's finding: kind and refs, never its text
+            out.append(f"  lead from evidence check {_fmt(lead.get('kind'))}: {_fmt(lead.get('verdict'))}, refs {_fmt(lead.get('refs'))}")
     routes = "; ".join(
         f"seq {r.get('seq')} {r.get('provider')}/{r.get('model')}"
         + (f" effort {r['reasoning_effort']}" if r.get("reasoning_effort") else "")

@@ -28,6 +28,8 @@ TargetKind = Literal["run", "root", "child"]
 TIMELINE_FIELDS: Final = (
     "time", "event", "phase", "stage", "reason_code", "cancellation_source",
     "provider_stop_reason", "error", "relayed", "captured_through_seq",
+    # the evidence checks' part: a checks-only review's check, the check that started the run, a model's leads
+    "check", "trigger_check", "leads",
 )
 QUALITY_FIELDS: Final = (
     "time", "route", "reasoning_effort", "budget_tier", "independence", "prompt_chars", "timeout_seconds",

@@ -37,6 +37,11 @@ def render_card(card: Any) -> str:
                 label += f" [check: {run['check']}]"
         elif run.get("reason_code"):
             label += f" [{run['reason_code']}]"
+        if run.get("trigger_check"):
+            label += f" [started by check: {run['trigger_check']}]"
+        if run.get("leads"):
+            # what the checks handed the model, whatever it made of them
+            label += f" [leads: {', '.join(str(lead.get('kind')) for lead in run['leads'])}]"
         if run.get("cause"):
             label += f": {run['cause']}"
         parts.append(f"{run.get('shadow_name')} {label}")

@@ -64,6 +64,9 @@ def lifecycle_record(entry: RunEntry, event: str, time: str) -> dict[str, Any]:
         "relayed": view.relayed,
         # only a checks-only review's records carry it
         **({"check": view.check} if view.check else {}),
+        # a model review's leads: a person tells them from the model's own finding
+        **({"leads": list(view.leads)} if view.leads else {}),
+        **({"trigger_check": view.trigger_check} if view.trigger_check else {}),
     }
 
 

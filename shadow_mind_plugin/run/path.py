@@ -62,6 +62,7 @@ class RunPath:
         definition: ShadowDefinition,
         *,
         manual: bool = False,
+        trigger_check: str | None = None,
     ) -> RunEntry | None:
         ctx = self._ctx
         if ctx.stopped or state.epoch != epoch or not ctx.is_current(state):
@@ -86,6 +87,7 @@ class RunPath:
             started_at=ctx.iso_now(),
             independence=str(independence(root, route)),
             route=route,
+            trigger_check=trigger_check,
         )
         entry = RunEntry(
             view=view,

@@ -16,13 +16,14 @@ import trio
 
 from hookspecs.values import Capabilities, StoredPrompt, SubagentRequest, TextBlock, ToolFilter
 
+from ..checks.leads import fit_leads, lead_record
 from ..contract import OUTPUT_SCHEMA
 from ..prompt import FramedPrompt, build_prompt, window_token_budget
 from ..prompt_record import stored_prompt
 from ..routes import model_selection, root_route
 from ..utf16 import u16len
 from ..vocabulary import CHILD_LABEL_PREFIX, PROVIDER_NAME, ReasonCode, Stage
-from .checks_review import check_review
+from .checks_review import check_review, fired
 
 if TYPE_CHECKING:
     from ..core.context import RuntimeContext
@@ -141,17 +142,28 @@ class ReviewPipeline:
             raise CapabilityError(f"Shadow Mind subagent provider lacks required capabilities: {', '.join(missing)}")
         # the reviewer's own route bounds its prompt: the selection, else the root's
         route = selection.route if selection is not None else root_path
-        prompt = build_prompt(
-            definition.name,
-            definition.id,
-            definition.prompt,
-            projection,
-            entry.view.captured_through_seq,
-            think_first=definition.think_first,
-            max_prompt_chars=ctx.settings().max_prompt_chars,
-            max_prompt_tokens=window_token_budget(self._model_info(route)),
-            keys=keys,
+        watermark = entry.view.captured_through_seq
+        max_chars = ctx.settings().max_prompt_chars
+        max_tokens = window_token_budget(self._model_info(route))
+        findings = self._leads(entry, watermark, projection)
+        prompt, leads = fit_leads(
+            lambda section: build_prompt(
+                definition.name,
+                definition.id,
+                definition.prompt,
+                projection,
+                watermark,
+                think_first=definition.think_first,
+                max_prompt_chars=max_chars,
+                max_prompt_tokens=max_tokens,
+                keys=keys,
+                leads=section,
+            ),
+            findings,
+            max_prompt_chars=max_chars,
+            max_prompt_tokens=max_tokens,
         )
+        entry.view.leads = tuple(lead_record(lead) for lead in leads) or None
         entry.prompt_chars = u16len(prompt.text)
         self._budget.spend(entry.owner, entry.prompt_chars, entry, "prompt")
         stored = stored_prompt(
@@ -161,8 +173,18 @@ class ReviewPipeline:
             capture=definition.capture,
             disclosure=projection_disclosure,
             holdout=bool(keys),
+            leads=entry.view.leads or (),
         )
         return _Framed(prompt=prompt, stored=stored, selection=selection, minimal=minimal, capabilities=capabilities)
+
+    def _leads(self, entry: RunEntry, watermark: int, projection: Any) -> list[Any]:
+        """The checks that fired: leads to confirm or dismiss, citing only seqs
+        shown. A fault in a check costs the leads, never the model's review."""
+        try:
+            return fired(entry.owner.run, entry.owner.root.session.events, watermark, projection.seqs)
+        except Exception as exc:
+            self._ctx.logger.warning("dsh-shadow-mind: evidence checks failed; reviewing without leads: %s", type(exc).__name__)
+            return []
 
     def _model_info(self, route: str | None) -> Any:
         if not route:

@@ -1,7 +1,8 @@
 """The trigger path: from an eligible root tool turn to an admitted run.
 
 One roll per eligible turn for the ``default`` definition (probability ×
-decay), skipped under a cooldown, an exhausted budget, the relay bound or a
+decay), or with ``review_on_check`` an evidence check that fires as well as
+the roll (``any``) or instead of it (``only``) (:mod:`.evidence`); skipped under a cooldown, an exhausted budget, the relay bound or a
 root model outside ``active_for_models``; while a reviewer
 runs, eligible turns wait in a FIFO queue and are rolled when it ends.
 """
@@ -18,6 +19,7 @@ from ..governance.safe_errors import safe_error
 from ..rng import make_random
 from ..routes import root_route
 from ..vocabulary import DEFAULT_SHADOW_ID, BudgetTier, ReasonCode, Stage
+from .evidence import check_fired
 from .models import model_skip
 from .state import PendingTurn
 
@@ -57,7 +59,10 @@ class TriggerPath:
         card or task (a missing or broken default goes through scheduling, which
         creates or reports it)."""
         default = self._ctx.registry.list().get(DEFAULT_SHADOW_ID)
-        return default is None or (default.enabled and default.activation_probability > 0)
+        if default is None:
+            return True
+        # a check may start a review that the roll never would
+        return default.enabled and (default.activation_probability > 0 or default.review_on_check != "off")
 
     async def _schedule_turn(self, state: OwnerState, cycle: Cycle, epoch: int, seq: int) -> None:
         try:
@@ -117,15 +122,31 @@ class TriggerPath:
                 "bound": bound,
             }
             return False
-        decay = state.coordination.decay_factor(definition.id)
-        probability = min(1.0, definition.activation_probability * decay)
-        if not self.random() < probability:
-            cycle.decline(ReasonCode.NOT_ROLLED)
+        mode = definition.review_on_check
+        rolled = False
+        if mode != "only":
+            decay = state.coordination.decay_factor(definition.id)
+            probability = min(1.0, definition.activation_probability * decay)
+            rolled = self.random() < probability  # rolled first, so seeded sequences stay as they were
+        check = None
+        if not rolled and mode != "off":
+            check = self._check_fired(state, definition, seq)
+        if not rolled and check is None:
+            cycle.decline(ReasonCode.NO_CHECK_FIRED if mode == "only" else ReasonCode.NOT_ROLLED)
             return False
         if state.run.active:
             state.trigger.pending.append(PendingTurn(cycle=cycle, epoch=epoch, seq=seq))
             return False
-        return self._launcher.launch(state, cycle, epoch, seq, definition) is not None
+        # a person sees that the evidence, not a roll, started it
+        return self._launcher.launch(state, cycle, epoch, seq, definition, trigger_check=check) is not None
+
+    def _check_fired(self, state: OwnerState, definition: Any, seq: int) -> str | None:
+        """A fault in a check counts as no check firing: the roll's decision stands."""
+        try:
+            return check_fired(state, definition, seq, self._ctx.settings().argument_disclosure)
+        except Exception as exc:
+            self._ctx.logger.warning("dsh-shadow-mind: evidence checks failed at seq %d: %s", seq, type(exc).__name__)
+            return None
 
     def process_pending(self, state: OwnerState) -> None:
         """Drain queued turns in order after a run ends; the roll happens now."""

@@ -4,6 +4,9 @@ last used when the profile names none (it used to fail with NO_MODEL)."""
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
+
+import pytest
 
 from hookspecs.values import create_user_message
 
@@ -24,5 +27,36 @@ async def test_resume_without_options_uses_the_logged_route(tmp_path: Path) -> N
             await resumed.agent.when_idle()
             end = resumed.agent.session.events[-1]
             assert end.type == "turn/end" and end.data["reason"]["kind"] == "completed", end.data
+        finally:
+            await resumed.dispose()
+
+
+async def test_resume_derives_the_history_once_when_nothing_needed_repair(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Deriving the history walks the whole log (issue 20: a Stop hook resuming
+    a 20k-line import rebuilt it three times): a resume whose log needed no
+    repair derives it once, and the agent's history is the same."""
+    from harness.agents import agent as agent_module
+
+    async with scripted_host(tmp_path, ECHO) as (host, _):
+        handle = await new_root(host, model="m")
+        session_id = handle.agent.id
+        handle.agent.followup(create_user_message("first"))
+        await handle.agent.when_idle()
+        history = list(handle.agent.history)
+        await handle.dispose()
+        derived: list[int] = []
+        real = agent_module.derive_messages
+
+        def counting(events: Any) -> Any:
+            derived.append(len(events))
+            return real(events)
+
+        monkeypatch.setattr(agent_module, "derive_messages", counting)
+        resumed = await host.agents.resume(session_id)
+        try:
+            assert len(derived) == 1
+            assert resumed.agent.history == history
         finally:
             await resumed.dispose()

@@ -103,7 +103,7 @@ def home(tmp_path: Path) -> Path:
 def test_required_lifecycle_fields_are_the_lifecycle_record_fields_that_always_have_a_value() -> None:
     view = SimpleNamespace(
         run_id="r", shadow_id="s", child_session_id=None, captured_through_seq=0, phase="running", stage="prepare",
-        reason_code=None, cancellation_source=None, provider_stop_reason=None, error=None, relayed=None, check=None,
+        reason_code=None, cancellation_source=None, provider_stop_reason=None, error=None, relayed=None, check=None, leads=None, trigger_check=None,
     )
     record = lifecycle_record(SimpleNamespace(view=view, owner=SimpleNamespace(root_id="root")), "run-admitted", "t")  # type: ignore[arg-type]
     assert set(LIFECYCLE_FIELDS) == {key for key, value in record.items() if value is not None}

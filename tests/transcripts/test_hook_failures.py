@@ -94,15 +94,18 @@ async def test_a_transcript_linked_to_dev_zero_fails_at_once(tmp_path: Path, ser
 
 
 def test_an_internal_error_is_one_line_and_never_blocks(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capfd: pytest.CaptureFixture[str]
 ) -> None:
-    def broken(*_: object) -> None:
+    # capfd: the work runs in a forked child (harness.transcripts.bound), which writes the fd
+    def broken(*_: object, **__: object) -> None:
         raise RuntimeError("boom\nTraceback-looking second line")
 
     monkeypatch.setattr(hook, "decide", broken)
+    # the bound counts from process start: in this long-lived test process, from now
+    monkeypatch.setattr(hook, "since_process_start", lambda: 0.0)
     monkeypatch.setenv("DSH_HOME", str(tmp_path / "home"))
     monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO(_hook_input(tmp_path / "t.jsonl"))))
     assert hook.hook_main(["claude-code"]) == 0
-    out, err = capsys.readouterr()
+    out, err = capfd.readouterr()
     assert json.loads(out) == {}
     assert err == "harness shadow hook: internal error: RuntimeError: boom Traceback-looking second line\n"

@@ -19,6 +19,10 @@ SHARED = Path(
 )
 
 
+#: the fixtures' lines of a kind the importer does not know
+WEIRD_LINE = 9
+MYSTERY_LINE = 15
+
 def _types(t: ImportedTranscript) -> Counter[str]:
     return Counter(e.type for e in t.events)
 
@@ -66,6 +70,7 @@ def test_claude_code_fixture() -> None:
     assert "secret plan" not in repr(t.events)
     assert t.skipped["thinking"] == 1 and t.skipped["progress"] == 1 and t.skipped["user:meta"] == 1
     assert t.unknown == {"weird-kind": 1}
+    assert t.unknown_lines == {"weird-kind": [WEIRD_LINE]}  # so a person can find it
     summary = next(e for e in t.events if e.type == "compaction/summary")
     assert summary.line == 12 and "claimed success" in summary.data["summary"]
     history = [i for i, e in enumerate(t.events) if e.type in ("user/message", "assistant/message", "tool/result")]
@@ -89,6 +94,7 @@ def test_codex_fixture() -> None:
     assert patch.line == 11 and patch.data["name"] == "apply_patch" and '"input"' in patch.data["arguments"]
     assert t.skipped["reasoning"] == 1 and t.skipped["message:developer"] == 1
     assert t.unknown == {"mystery": 1}
+    assert t.unknown_lines == {"mystery": [MYSTERY_LINE]}
     assert "thinking" not in repr([e.data for e in t.events])
 
 
@@ -185,3 +191,9 @@ def test_a_subagent_s_prompt_is_the_delegating_agent_s_not_the_person_s(tmp_path
     said = [e.data["message"]["source"] for e in imported.events if e.type == "user/message"]
     assert said == [{"kind": "delegation", "agent": "claude-code", "agent_id": "a93c"}, {"kind": "user"}]
     assert_paired(imported)
+
+
+def test_unknown_lines_are_named_for_a_person() -> None:
+    from harness.transcripts.cli import unknown_text
+
+    assert unknown_text({"x": [3], "weird-kind": [9, 12]}) == "weird-kind (lines 9, 12); x (line 3)"

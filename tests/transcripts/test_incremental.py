@@ -191,3 +191,29 @@ def test_every_shared_transcript_imported_in_two_parts_pairs_every_call(tmp_path
         ]
         expected = [e.line for e in whole.events if e.type in (EventTypes.USER_MESSAGE, EventTypes.ASSISTANT_MESSAGE)]
         assert messages == expected, source_path.name
+
+
+def test_replayed_lines_are_not_cleaned_again(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A later import replays the imported lines only to know their calls and
+    turns: their text is dropped, so it is not scrubbed again (issue 20: the
+    scrubbing regexes were most of a long transcript's re-import)."""
+    from harness.transcripts import builder
+
+    path = claude_transcript(tmp_path)
+    grow(path)
+    scrubbed: list[str] = []
+    real = builder.scrub_secrets
+
+    def counting(text: str) -> str:
+        scrubbed.append(text)
+        return real(text)
+
+    monkeypatch.setattr(builder, "scrub_secrets", counting)
+    import_source(read_source(path))
+    everything = len(scrubbed)
+    scrubbed.clear()
+    later = import_source(read_source(path), after_line=10, turns_before=1)
+    assert 0 < len(scrubbed) < everything
+    # only the new lines' texts: the earlier lines' texts are never looked at
+    assert not any("Reading it." in text for text in scrubbed)
+    assert later.events and all(e.line > 10 for e in later.events)

@@ -46,6 +46,7 @@ from hookspecs.values import TextBlock, ToolDefinition, ToolFailure, ToolResult
 from hookspecs.values.cancel import CancelToken
 
 from ...sessions.latest import LatestSandboxMode
+from ..sandbox_modes import SANDBOX_MODES, UNCONFINED, WORKSPACE_WRITE
 from ..workspace import workspace_root
 from ._files import os_reason
 from .shell_env import shell_environment
@@ -59,10 +60,6 @@ DRAIN_GRACE_SECONDS = 0.5
 SHELL = "/bin/sh"
 
 #: The sandbox modes bash knows (values of ``sandbox/mode``'s ``mode``).
-UNCONFINED = "danger-full-access"
-WORKSPACE_WRITE = "workspace-write"
-READ_ONLY = "read-only"
-SANDBOX_MODES = (WORKSPACE_WRITE, READ_ONLY, UNCONFINED)
 #: Namespaces and mounts every sandboxed command gets (the workspace is added).
 _ISOLATION = (
     "--unshare-net", "--unshare-pid", "--unshare-ipc", "--die-with-parent",

@@ -95,7 +95,8 @@ def run(dialect: str, steps: Sequence[Step], tmp_path: Path) -> Outcome:
         lines = (claude_code if dialect == "claude-code" else codex)(steps)
         path = tmp_path / f"{dialect}.jsonl"
         path.write_text("".join(json.dumps(line) + "\n" for line in lines), encoding="utf-8")
-        imported = import_transcript(path)
+        # the hook passes the agent's own cwd as the accepted workspace: paths under it are relative
+        imported = import_transcript(path, workspace=CWD)
         events = [SessionEvent(type=e.type, seq=i, time=0.0, data=e.data) for i, e in enumerate(imported.events)]
     watermark = events[-1].seq
     projection = project(events, watermark)

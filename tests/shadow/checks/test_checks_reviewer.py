@@ -13,28 +13,13 @@ from shadow_mind_plugin.client_view import card_view, restore_cards
 from shadow_mind_plugin.governance.cards import render_card
 
 from ..helpers import new_root, settle, shadow_host, write_definition
-
-SCRIPT = """
-models:
-  - {id: root-model, context_window: 128000}
-responses:
-  - match: {model: root-model, depth: 0, has_tools: [read], last_user_contains: "deploy"}
-    reply:
-      tool_calls: [{name: read, arguments: {path: notes.txt}}]
-  - match: {model: root-model, depth: 0, last_user_contains: "deploy"}
-    reply: {text: "ANSWER"}
-  - match: {model: root-model, depth: 0, last_user_contains: "Shadow reports"}
-    reply: {text: "Right: I only read notes.txt."}
-"""
-
-UNCITED = "The target is set by `load_target()` in `deploy/targets.yml`."
-SHOWN = "notes.txt says the deploy target is staging."
+from .deploy import SHOWN, UNCITED, script
 
 
 async def _review(tmp_path: Path, answer: str) -> tuple[object, object, object]:
     home = tmp_path / "home"
     write_definition(home, name="Evidence checks", extra="reviewer: checks\ndebug: true\n")
-    async with shadow_host(tmp_path, SCRIPT.replace("ANSWER", answer), home=home) as (host, adapter, _runtime):
+    async with shadow_host(tmp_path, script(answer), home=home) as (host, adapter, _runtime):
         root = await new_root(host)
         root.followup(create_user_message("where does the deploy target come from?"))
         await settle(host, root)
