@@ -13,19 +13,33 @@ cookies to *every* port of that host, so another local app would receive
 them (issue 19), and a query ends up in logs and ``Referer`` headers.
 
 Only the static shell (the page, its scripts and stylesheets, which hold no
-data) is served without the header. Writes also need an ``Origin`` naming this
+data) and the proof (``GET /api/proof?nonce=HEX``) are served without the
+header. The proof is how the page checks that whatever answers on this port
+knows the credential *before* sending it: the page picks a fresh random nonce
+and the server answers ``HMAC-SHA256(key=token, msg="dsh-web-proof:" + nonce)``,
+which only a holder of the token can compute and which does not reveal it. So a
+program that took the port while the server was down never gets the token from
+a page left open (see docs/web.md, Security). Writes also need an ``Origin`` naming this
 server when the browser sends one, and every request a ``Host`` naming the
 address the server bound (no DNS rebinding).
 """
 
 from __future__ import annotations
 
+import hashlib
 import hmac
+import json
+import re
 from collections.abc import Awaitable, Callable, Iterable
 from typing import Any
 
 HEADER = "authorization"
 SCHEME = "bearer "
+#: the server's proof that it knows the credential, asked for without it
+PROOF_PATH = "/api/proof"
+PROOF_CONTEXT = b"dsh-web-proof:"
+#: the page sends 32 random bytes; accept 16 to 64, in hex
+NONCE = re.compile(r"[0-9a-fA-F]{32,128}")
 
 Scope = dict[str, Any]
 App = Callable[[Scope, Any, Any], Awaitable[None]]
@@ -34,6 +48,20 @@ App = Callable[[Scope, Any, Any], Awaitable[None]]
 def public(method: str, path: str) -> bool:
     """The static shell: readable without the credential, since it holds no data."""
     return method in ("GET", "HEAD") and (path in ("/", "/plugins.css") or path.startswith("/static/"))
+
+
+def proof(token: str, nonce: str) -> str:
+    """``hex(HMAC-SHA256(key=token, msg="dsh-web-proof:" + nonce))``: what the page expects of the server."""
+    return hmac.new(token.encode(), PROOF_CONTEXT + nonce.encode("ascii"), hashlib.sha256).hexdigest()
+
+
+def _nonce(query: bytes) -> str | None:
+    """The one ``nonce`` parameter of a query string, when it is hex of a sane length."""
+    values = [part[len(b"nonce=") :] for part in query.split(b"&") if part.startswith(b"nonce=")]
+    if len(values) != 1:
+        return None
+    text = values[0].decode("latin-1")
+    return text if NONCE.fullmatch(text) else None
 
 
 class CredentialGate:
@@ -57,6 +85,14 @@ class CredentialGate:
             await plain(send, 421, "unknown Host header: open the URL harness serve printed")
             return
         method = scope.get("method", "GET")
+        if scope.get("path") == PROOF_PATH and method in ("GET", "HEAD"):
+            nonce = _nonce(scope.get("query_string", b""))
+            if nonce is None:
+                await plain(send, 400, "nonce must be 32 to 128 hex digits, given once")
+                return
+            body = json.dumps({"proof": proof(self._token.decode(), nonce)}).encode()
+            await _answer(send, 200, b"application/json", body, [])
+            return
         if public(method, scope.get("path", "/")):
             await self._app(scope, receive, send)
             return
