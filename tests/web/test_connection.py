@@ -9,6 +9,8 @@ the same port and ``DSH_HOME``."""
 from __future__ import annotations
 
 import stat
+import threading
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
 
@@ -91,6 +93,94 @@ def test_the_page_reconnects_after_a_restart_and_keeps_working(browser: Any, tmp
             assert answer.status_code == 401 and answer.headers["content-type"].startswith("text/html")
             assert "harness serve" in answer.text and "<script" not in answer.text
             assert anonymous.get("/api/sessions").headers["content-type"].startswith("text/plain")
+
+
+class Squatter:
+    """Another local program that took the port while ``harness serve`` was down: it answers
+    anything with ``200 {}`` (a proof too) and keeps every request it received, headers and body."""
+
+    def __init__(self, port: int) -> None:
+        self.requests: list[str] = []
+        self.changed = threading.Condition()
+        squatter = self
+
+        class Handler(BaseHTTPRequestHandler):
+            def _answer(self) -> None:
+                length = int(self.headers.get("content-length") or 0)
+                body = self.rfile.read(length).decode("latin-1") if length else ""
+                with squatter.changed:
+                    squatter.requests.append(f"{self.command} {self.path}\n{self.headers}\n{body}")
+                    squatter.changed.notify_all()
+                self.send_response(200)
+                self.send_header("content-type", "application/json")
+                self.send_header("content-length", "2")
+                self.end_headers()
+                if self.command != "HEAD":
+                    self.wfile.write(b"{}")
+
+            do_GET = do_POST = do_HEAD = _answer
+
+            def log_message(self, *args: object) -> None:
+                pass
+
+        self.http = ThreadingHTTPServer(("127.0.0.1", port), Handler)
+        self.thread = threading.Thread(target=self.http.serve_forever, daemon=True)
+        self.thread.start()
+
+    def wait_for(self, count: int) -> list[str]:
+        """The requests once there are at least ``count`` (a bound, not a timing assertion)."""
+        with self.changed:
+            assert self.changed.wait_for(lambda: len(self.requests) >= count, timeout=WAIT_MS / 1000 * 2), self.requests
+            return list(self.requests)
+
+    def stop(self) -> None:
+        self.http.shutdown()
+        self.http.server_close()
+        self.thread.join()
+
+
+def test_an_open_page_never_sends_the_credential_to_a_program_squatting_the_port(browser: Any, tmp_path: Path, shots: Path) -> None:
+    first = Server(tmp_path, SCRIPT).start()
+    try:
+        page = browser.new_page(viewport={"width": 1280, "height": 800})
+        page.set_default_timeout(WAIT_MS)
+        page.goto(first.url("/"))
+        page.wait_for_selector("body[data-ready=true]")
+        send(page, "the first question")
+        page.wait_for_selector("#log .entry.assistant:has-text('FIRST-ANSWER')")
+        page.wait_for_selector("#connection[data-state=connected]")
+    finally:
+        code, _out, err = first.stop()
+    assert code == 0, err
+    port = port_of(first)
+    squatter = Squatter(port)
+    try:
+        # the page's reconnect attempts reach the squatter: not one carries the credential
+        seen = squatter.wait_for(3)
+        assert not [r for r in seen if "authorization" in r.lower() or first.token in r], seen
+        assert all(r.startswith("GET /api/proof?nonce=") for r in seen), seen
+        nonces = [r.split("nonce=", 1)[1].split()[0] for r in seen]
+        assert len(set(nonces)) == len(nonces) and all(len(n) == 64 for n in nonces)  # fresh each time
+        state = page.wait_for_selector("#connection[data-state=impostor]")
+        assert "Another program is answering on this port" in state.inner_text()
+        assert "not sending your access key" in state.inner_text()
+        page.screenshot(path=str(shots / "connection-impostor-1280.png"))
+        # a request the person makes is not sent either: the squatter only gets asked for the proof
+        before = len(squatter.requests)
+        send(page, "a secret question")
+        seen = squatter.wait_for(before + 1)
+        assert not [r for r in seen if "authorization" in r.lower() or first.token in r or "secret question" in r], seen
+        page.wait_for_selector(".toast:has-text('Another program is answering on this port')")
+    finally:
+        squatter.stop()
+
+    # the real server comes back on the port with the same DSH_HOME: the page proves it and goes on
+    with Server(tmp_path, SCRIPT, port=port) as second:
+        assert second.token == first.token
+        page.wait_for_selector("#connection[data-state=connected]")
+        send(page, "the second question")
+        page.wait_for_selector("#log .entry.assistant:has-text('SECOND-ANSWER')")
+        assert page.is_hidden("#credential-missing")
 
 
 def test_the_kept_credential_is_reused_only_from_a_private_file(tmp_path: Path) -> None:

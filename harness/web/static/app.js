@@ -126,8 +126,9 @@ function connect() {
   const source = openStream(sessionPath("/stream?after=" + state.lastSeq), handleItem, (status) => {
     if (state.source !== source) return;  // closed on purpose, or replaced
     if (status === 401) { credentialRefused(source.credential); return; }
-    // dropped (a restart, a network hiccup, a page too slow): say so and resume after the last seq seen
-    setConnection("reconnecting");
+    // dropped (a restart, a network hiccup, a page too slow): say so and resume after the last seq seen;
+    // something that could not prove it knows the credential answers: say that, and keep checking
+    setConnection(status === "impostor" ? "impostor" : "reconnecting");
     const delay = retryDelay(state.retries++);
     setTimeout(() => { if (state.source === source) connect(); }, delay);
   });

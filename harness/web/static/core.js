@@ -51,9 +51,57 @@ function credential() {
   try { return localStorage.getItem(CREDENTIAL_KEY) || heldCredential; } catch (e) { return heldCredential; }
 }
 
-function authorization() {
-  return { authorization: "Bearer " + (credential() || "") };
+function authorization(key) {
+  return { authorization: "Bearer " + key };
 }
+
+// --- the server proves it knows the credential before the page sends it ----------------------
+// While harness serve is down, any local program can take its port; the open
+// page's next request would hand it the credential. So before the credential
+// is first sent, and again after any failure (a request that did not get
+// through, a stream that ended), the page asks whatever answers for a proof:
+// GET /api/proof?nonce=N (no credential) must answer
+// hex(HMAC-SHA256(key=credential, msg="dsh-web-proof:" + N)) for a fresh
+// random N, which only a holder of the credential can compute. No proof, no
+// credential. A proof holds while the stream it opened is connected (that
+// server still holds the port); without a live stream every request proves
+// again. See auth.py.
+
+let provenKey = null;  // the credential the server answering proved it knows, until a failure
+let proving = null;    // the proof under way, shared by every caller
+let everProven = false;  // some server proved it since this page loaded
+
+function forgetProof() { provenKey = null; }
+
+function hex(buffer) {
+  return Array.from(new Uint8Array(buffer), (b) => b.toString(16).padStart(2, "0")).join("");
+}
+
+// Resolves to { key } (send this credential) or { failure: "unreachable" | "impostor" }.
+function proveServer() {
+  const key = credential();
+  if (key && provenKey === key) return Promise.resolve({ key });
+  if (!proving) {
+    proving = (async () => {
+      const nonce = hex(crypto.getRandomValues(new Uint8Array(32)));
+      let response;
+      try { response = await fetch("/api/proof?nonce=" + nonce, { cache: "no-store", credentials: "omit" }); }
+      catch (e) { return { failure: "unreachable" }; }
+      let answer = null;
+      try { answer = response.ok ? await response.json() : null; } catch (e) { answer = null; }
+      const text = new TextEncoder();
+      const secret = await crypto.subtle.importKey("raw", text.encode(key || ""), { name: "HMAC", hash: "SHA-256" }, false, ["sign"]);
+      const expected = hex(await crypto.subtle.sign("HMAC", secret, text.encode("dsh-web-proof:" + nonce)));
+      if (!key || !answer || answer.proof !== expected) return { failure: "impostor" };
+      provenKey = key;
+      everProven = true;
+      return { key };
+    })().finally(() => { proving = null; });
+  }
+  return proving;
+}
+
+const IMPOSTOR = "Another program is answering on this port — not sending your access key";
 
 // No credential, or the server refused it (a stale launch): say what to open.
 function credentialRefused(refused) {
@@ -74,11 +122,12 @@ const RETRY_MAX_MS = 8000;
 
 function setConnection(name) {
   const box = document.getElementById("connection");
-  const labels = { connecting: "Connecting…", connected: "Connected", reconnecting: "Reconnecting…", offline: "Disconnected" };
+  const labels = { connecting: "Connecting…", connected: "Connected", reconnecting: "Reconnecting…", offline: "Disconnected", impostor: IMPOSTOR };
   if (box.dataset.state === name) return;
   box.dataset.state = name;
   box.textContent = labels[name];
-  box.title = name === "reconnecting" ? "The server cannot be reached; the page keeps retrying by itself" : "";
+  box.title = name === "reconnecting" ? "The server cannot be reached; the page keeps retrying by itself"
+    : name === "impostor" ? "What answers on this port cannot prove it knows the access key: another program, or harness serve restarted with --new-token (then open the new URL it printed). The page keeps checking by itself" : "";
 }
 
 function retryDelay(attempt) {
@@ -89,17 +138,25 @@ class CredentialError extends Error {}
 
 async function api(path, options) {
   const init = Object.assign({}, options || {});
-  init.headers = Object.assign(authorization(), init.headers || {});
+  init.headers = Object.assign({}, init.headers || {});
   if (init.body !== undefined) {
     init.method = init.method || "POST";
     init.headers["content-type"] = "application/json";
     init.body = JSON.stringify(init.body);
   }
-  const sent = credential();
-  if (!sent) { credentialRefused(null); throw new CredentialError("no credential"); }
+  if (!credential()) { credentialRefused(null); throw new CredentialError("no credential"); }
+  if (!(state.source && state.source.live)) forgetProof();  // no connected stream vouches for the server: prove again
+  const proof = await proveServer();
+  if (proof.failure === "unreachable") { setConnection("offline"); throw new Error("the server cannot be reached (is harness serve running?)"); }
+  // the server that just served this page cannot prove the stored key: most likely a stale one
+  // (harness serve --new-token), so say what to open; the key is kept, since an impostor could be answering
+  if (proof.failure && !everProven) { credentialRefused(null); throw new CredentialError("the server did not prove the credential"); }
+  if (proof.failure) { setConnection("impostor"); throw new Error(IMPOSTOR); }
+  const sent = proof.key;
+  Object.assign(init.headers, authorization(sent));
   let response;
-  try { response = await fetch(path, init); } catch (e) { setConnection("offline"); throw new Error("the server cannot be reached (is harness serve running?)"); }
-  if (document.getElementById("connection").dataset.state === "offline") setConnection("connected");  // reached it again
+  try { response = await fetch(path, init); } catch (e) { forgetProof(); setConnection("offline"); throw new Error("the server cannot be reached (is harness serve running?)"); }
+  if (["offline", "impostor"].includes(document.getElementById("connection").dataset.state)) setConnection("connected");  // reached it again
   if (response.status === 401) { credentialRefused(sent); throw new CredentialError("credential refused"); }
   let data = {};
   try { data = await response.json(); } catch (e) { data = { error: "the server sent no JSON (" + response.status + ")" }; }

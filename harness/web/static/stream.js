@@ -5,16 +5,24 @@
 "use strict";
 
 // Calls onItem(item) for each item and, unless closed first, onEnd(status) once
-// the stream stops (status 0: the connection failed). Returns { close() }.
+// the stream stops (status 0: the connection failed; "impostor": what answers
+// could not prove it knows the credential, which was not sent). Before
+// sending the credential it has the server prove it knows it (proveServer,
+// core.js). Returns { close(), live }: live while the stream is connected.
 function openStream(path, onItem, onEnd) {
   const abort = new AbortController();
-  const stream = { closed: false, credential: credential(), close() { stream.closed = true; abort.abort(); } };
+  const stream = { closed: false, live: false, credential: null, close() { stream.closed = true; abort.abort(); } };
   (async () => {
     let status = 0;
     try {
-      const response = await fetch(path, { headers: authorization(), signal: abort.signal, cache: "no-store" });
+      const proof = await proveServer();
+      if (stream.closed) return;
+      if (proof.failure) { status = proof.failure === "impostor" ? "impostor" : 0; return; }
+      stream.credential = proof.key;
+      const response = await fetch(path, { headers: authorization(proof.key), signal: abort.signal, cache: "no-store" });
       status = response.status;
       if (!response.ok) { response.body && response.body.cancel(); return; }
+      stream.live = true;
       const reader = response.body.pipeThrough(new TextDecoderStream()).getReader();
       let buffer = "";
       for (;;) {
@@ -33,7 +41,8 @@ function openStream(path, onItem, onEnd) {
     } catch (e) {
       // aborted on purpose, or the connection dropped: onEnd below decides
     } finally {
-      if (!stream.closed) onEnd(status);
+      stream.live = false;
+      if (!stream.closed) { forgetProof(); onEnd(status); }
     }
   })();
   return stream;
