@@ -57,21 +57,18 @@ function authorization(key) {
 
 // --- the server proves it knows the credential before the page sends it ----------------------
 // While harness serve is down, any local program can take its port; the open
-// page's next request would hand it the credential. So before the credential
-// is first sent, and again after any failure (a request that did not get
-// through, a stream that ended), the page asks whatever answers for a proof:
+// page's next request would hand it the credential. So before every request
+// that carries the credential (each API request, each stream opening,
+// reconnects included) the page asks whatever answers for a proof:
 // GET /api/proof?nonce=N (no credential) must answer
 // hex(HMAC-SHA256(key=credential, msg="dsh-web-proof:" + N)) for a fresh
 // random N, which only a holder of the credential can compute. No proof, no
-// credential. A proof holds while the stream it opened is connected (that
-// server still holds the port); without a live stream every request proves
-// again. See auth.py.
+// credential. (Not only after a failure: a stopping server gives open streams
+// a second but may stop listening at once, so a live stream does not show that
+// the port is still its own.) See auth.py.
 
-let provenKey = null;  // the credential the server answering proved it knows, until a failure
-let proving = null;    // the proof under way, shared by every caller
+let proving = null;      // the proof under way, shared by the callers that asked meanwhile
 let everProven = false;  // some server proved it since this page loaded
-
-function forgetProof() { provenKey = null; }
 
 function hex(buffer) {
   return Array.from(new Uint8Array(buffer), (b) => b.toString(16).padStart(2, "0")).join("");
@@ -79,10 +76,9 @@ function hex(buffer) {
 
 // Resolves to { key } (send this credential) or { failure: "unreachable" | "impostor" }.
 function proveServer() {
-  const key = credential();
-  if (key && provenKey === key) return Promise.resolve({ key });
   if (!proving) {
     proving = (async () => {
+      const key = credential();
       const nonce = hex(crypto.getRandomValues(new Uint8Array(32)));
       let response;
       try { response = await fetch("/api/proof?nonce=" + nonce, { cache: "no-store", credentials: "omit" }); }
@@ -93,7 +89,6 @@ function proveServer() {
       const secret = await crypto.subtle.importKey("raw", text.encode(key || ""), { name: "HMAC", hash: "SHA-256" }, false, ["sign"]);
       const expected = hex(await crypto.subtle.sign("HMAC", secret, text.encode("dsh-web-proof:" + nonce)));
       if (!key || !answer || answer.proof !== expected) return { failure: "impostor" };
-      provenKey = key;
       everProven = true;
       return { key };
     })().finally(() => { proving = null; });
@@ -145,7 +140,6 @@ async function api(path, options) {
     init.body = JSON.stringify(init.body);
   }
   if (!credential()) { credentialRefused(null); throw new CredentialError("no credential"); }
-  if (!(state.source && state.source.live)) forgetProof();  // no connected stream vouches for the server: prove again
   const proof = await proveServer();
   if (proof.failure === "unreachable") { setConnection("offline"); throw new Error("the server cannot be reached (is harness serve running?)"); }
   // the server that just served this page cannot prove the stored key: most likely a stale one
@@ -155,7 +149,7 @@ async function api(path, options) {
   const sent = proof.key;
   Object.assign(init.headers, authorization(sent));
   let response;
-  try { response = await fetch(path, init); } catch (e) { forgetProof(); setConnection("offline"); throw new Error("the server cannot be reached (is harness serve running?)"); }
+  try { response = await fetch(path, init); } catch (e) { setConnection("offline"); throw new Error("the server cannot be reached (is harness serve running?)"); }
   if (["offline", "impostor"].includes(document.getElementById("connection").dataset.state)) setConnection("connected");  // reached it again
   if (response.status === 401) { credentialRefused(sent); throw new CredentialError("credential refused"); }
   let data = {};

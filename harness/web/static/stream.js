@@ -8,10 +8,10 @@
 // the stream stops (status 0: the connection failed; "impostor": what answers
 // could not prove it knows the credential, which was not sent). Before
 // sending the credential it has the server prove it knows it (proveServer,
-// core.js). Returns { close(), live }: live while the stream is connected.
+// core.js). Returns { close() }.
 function openStream(path, onItem, onEnd) {
   const abort = new AbortController();
-  const stream = { closed: false, live: false, credential: null, close() { stream.closed = true; abort.abort(); } };
+  const stream = { closed: false, credential: null, close() { stream.closed = true; abort.abort(); } };
   (async () => {
     let status = 0;
     try {
@@ -22,7 +22,6 @@ function openStream(path, onItem, onEnd) {
       const response = await fetch(path, { headers: authorization(proof.key), signal: abort.signal, cache: "no-store" });
       status = response.status;
       if (!response.ok) { response.body && response.body.cancel(); return; }
-      stream.live = true;
       const reader = response.body.pipeThrough(new TextDecoderStream()).getReader();
       let buffer = "";
       for (;;) {
@@ -41,8 +40,7 @@ function openStream(path, onItem, onEnd) {
     } catch (e) {
       // aborted on purpose, or the connection dropped: onEnd below decides
     } finally {
-      stream.live = false;
-      if (!stream.closed) { forgetProof(); onEnd(status); }
+      if (!stream.closed) onEnd(status);
     }
   })();
   return stream;
