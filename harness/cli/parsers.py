@@ -46,7 +46,7 @@ def add_chat_parser(sub: Any, add_profile_arguments: Any) -> None:
 
 
 def add_serve_parser(sub: Any, add_profile_arguments: Any) -> None:
-    parser = sub.add_parser("serve", help="serve the web client on loopback (a per-launch token in the printed URL)")
+    parser = sub.add_parser("serve", help="serve the web client on loopback (a credential in the printed URL)")
     add_profile_arguments(parser)
     parser.add_argument(
         "--host",
@@ -56,6 +56,11 @@ def add_serve_parser(sub: Any, add_profile_arguments: Any) -> None:
     parser.add_argument("--port", type=int, default=8765, help="port (default: 8765; 0 picks a free one)")
     parser.add_argument("--model", metavar="PROVIDER/MODEL", help="route for root agents")
     parser.add_argument("--cwd", metavar="DIR", help="workspace new sessions' file tools are confined to (default: .)")
+    parser.add_argument(
+        "--new-token",
+        action="store_true",
+        help="make a new credential (the one kept in DSH_HOME/web-token survives restarts; pages holding it must open the new URL)",
+    )
 
 
 def add_demo_parser(sub: Any) -> None:

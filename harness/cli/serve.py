@@ -26,7 +26,13 @@ async def run_serve(args: argparse.Namespace, rows: tuple[ProfileRow, ...], home
         )
         return 2
     return await run_server(
-        rows=rows, home=home, cwd=workspace(args.cwd), options=agent_options(args.model), address=args.host, port=args.port
+        rows=rows,
+        home=home,
+        cwd=workspace(args.cwd),
+        options=agent_options(args.model),
+        address=args.host,
+        port=args.port,
+        new_token=args.new_token,
     )
 
 

@@ -75,6 +75,7 @@ class WebClient:
             {
                 "events": payloads,
                 "last_seq": events[-1].seq if events else after,
+                "parent": self.conversations.parent(session_id) if after < 0 else None,
                 "cards": [self.card_item(c)["card"] for c in cards],
                 "approvals": self.approver.pending(),
                 "notices": self.feed.notices.recent(session_id),

@@ -37,6 +37,13 @@ class Conversations:
             )
         return out
 
+    def parent(self, session_id: str) -> str | None:
+        """The session a child session belongs to (None for a root session or an unknown id)."""
+        for summary in self.host.sessions.list():
+            if summary.id == session_id:
+                return clean(summary.parent_session, 120) if summary.parent_session is not None else None
+        return None
+
     async def create(self) -> str:
         handle = await self.host.agents.create(CreateAgentOptions(cwd=str(self._cwd), agent_options=self._options))
         self._handles[handle.agent.id] = handle

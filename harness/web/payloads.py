@@ -3,8 +3,10 @@
 Everything here comes from models, tools and plugins, so every string is
 scrubbed (no credentials, no absolute paths), has its control characters made
 visible and is bounded. The page inserts text with ``textContent`` only; the
-one HTML it inserts is a card body rendered here from Markdown with raw HTML
-disabled (so ``<script>`` in a report arrives as text).
+one HTML it inserts is rendered here from Markdown with raw HTML disabled (so
+``<script>`` in a report arrives as text) by one renderer, ``markdown_html``:
+card bodies, assistant messages and plugin deliveries such as relayed reports
+(``html`` next to their ``text``). A person's own message is never HTML.
 """
 
 from __future__ import annotations
@@ -53,15 +55,32 @@ def markdown_html(text: str) -> str:
     return _MARKDOWN.render(clean(text))
 
 
+def shown_text(message: Any) -> str | None:
+    """The Markdown a plugin asked people to be shown instead of a message's text
+    (its source's ``display``, such as a relayed report without the preamble
+    written for the agent); None for a person's own message."""
+    source = message.get("source") if isinstance(message, dict) else None
+    if not isinstance(source, dict) or source.get("kind", "user") == "user":
+        return None
+    display = source.get("display")
+    return display if isinstance(display, str) and display.strip() else message_text(message)
+
+
 def event_payload(event: SessionEvent) -> dict[str, Any] | None:
     """The page's view of one durable event, or None for events it does not show."""
     data = event.data if isinstance(event.data, dict) else {}
     out: dict[str, Any] = {"seq": event.seq, "type": event.type, "time": event.time}
     if event.type == EventTypes.USER_MESSAGE:
         out["source"] = clean(source_label(data.get("message")), 60)
-        out["text"] = clean(message_text(data.get("message")))
+        display = shown_text(data.get("message"))
+        if display is None:  # a person's words: shown as typed
+            out["text"] = clean(message_text(data.get("message")))
+        else:  # a plugin's delivery (a relayed report): its person-facing Markdown
+            out["text"] = clean(display)
+            out["html"] = markdown_html(display)
     elif event.type == EventTypes.ASSISTANT_MESSAGE:
         out["text"] = clean(message_text(data.get("message")))
+        out["html"] = markdown_html(out["text"])
     elif event.type == EventTypes.TOOL_CALL:
         out["call_id"] = clean(data.get("call_id", ""), 120)
         out["text"] = clean(tool_call_line(data), LINE_LIMIT)

@@ -8,9 +8,12 @@ because it runs on trio through anyio and streams responses (SSE) unbuffered.
 from __future__ import annotations
 
 import ipaddress
+import os
+import re
 import secrets
 import signal
 import socket
+import stat
 import sys
 from pathlib import Path
 from typing import Any, TextIO
@@ -34,6 +37,8 @@ from .feed import Feed
 LOOPBACK = ("127.0.0.1", "localhost", "::1")
 #: how long open streams get to finish once a stop was asked for
 GRACE_SECONDS = 1.0
+#: the credential, under DSH_HOME (0600): kept across restarts, rotated by ``--new-token``
+TOKEN_FILE = "web-token"
 
 
 def is_loopback(host: str) -> bool:
@@ -58,6 +63,41 @@ def bind(host: str, port: int) -> socket.socket:
     sock.listen(64)
     sock.set_inheritable(True)
     return sock
+
+
+#: what a stored credential must look like to be reused (``secrets.token_urlsafe(24)``)
+_TOKEN_SHAPE = re.compile(r"[A-Za-z0-9_-]{32}")
+
+
+def launch_token(home: Path, *, new: bool = False) -> str:
+    """The credential, kept in ``DSH_HOME/web-token`` (0600) so an open page keeps
+    working across a restart of the same ``DSH_HOME``. A new one is made and
+    stored when asked (``--new-token``), when there is none, and when the file
+    is not a private regular file of this user holding one token."""
+    path = home / TOKEN_FILE
+    if not new:
+        try:
+            fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW)
+        except OSError:
+            fd = -1
+        if fd >= 0:
+            with os.fdopen(fd, "rb") as handle:
+                info = os.fstat(handle.fileno())
+                text = handle.read(200).decode("ascii", "replace").strip()
+            private = stat.S_ISREG(info.st_mode) and info.st_uid == os.getuid() and not info.st_mode & 0o077
+            if private and _TOKEN_SHAPE.fullmatch(text):
+                return text
+    token = secrets.token_urlsafe(24)
+    temporary = path.with_name(f".{TOKEN_FILE}.{secrets.token_hex(4)}")
+    fd = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, 0o600)
+    try:
+        with os.fdopen(fd, "w") as handle:
+            handle.write(token + "\n")
+        os.replace(temporary, path)
+    except BaseException:
+        temporary.unlink(missing_ok=True)
+        raise
+    return token
 
 
 def host_names(host: str, port: int) -> list[str]:
@@ -89,17 +129,18 @@ async def run_server(
     port: int,
     out: TextIO | None = None,
     stop: trio.Event | None = None,
+    new_token: bool = False,
 ) -> int:
     out = out or sys.stdout
     stop = stop or trio.Event()
     sock = bind(address, port)
     bound = sock.getsockname()[1]
-    token = secrets.token_urlsafe(24)
     feed = Feed()
     approver = WebApprover(feed)
     plugins = [("web-feed", feed), ("web-approver", approver)]
     try:
         async with open_host(rows=rows, dsh_home=home, cwd=cwd, headless=False, extra_plugins=plugins) as host:
+            token = launch_token(home, new=new_token)  # DSH_HOME exists (0700) from here
             conversations = Conversations(host, cwd, options)
             client = WebClient(host, conversations, feed, approver)
             feed.card_item = client.card_item

@@ -82,18 +82,32 @@ def relay_text(reports: list[PendingReport]) -> str:
     return "\n".join(parts)
 
 
+def relay_display(reports: list[PendingReport]) -> str:
+    """What a person is shown for the relay (the message source's ``display``): each
+    finding under its reviewer, verdict and severity, without the preamble
+    written for the agent."""
+    parts = []
+    for report in reports:
+        head = f"**{report.shadow_name}** · {report.verdict}"
+        if report.severity is not None:
+            head += f" · severity {report.severity:.1f}"
+        parts.append(f"{head}\n\n{report.content}")
+    return "\n\n".join(parts)
+
+
 def build_relay(reports: list[PendingReport]) -> Any:
-    """The relay message; redacts every holdout literal of the batch and refuses
-    delivery if any survives."""
+    """The relay message; redacts every holdout literal of the batch (in the text
+    the agent reads and the one a person is shown) and refuses delivery if any
+    survives."""
     keys: list[str] = []
     for report in reports:
         for key in report.holdout_keys:
             if key not in keys:
                 keys.append(key)
-    text = relay_text(reports)
+    text, display = relay_text(reports), relay_display(reports)
     if keys:
-        text = redact(text, keys)
-        if contains_literal(text, keys):
+        text, display = redact(text, keys), redact(display, keys)
+        if contains_literal(text, keys) or contains_literal(display, keys):
             raise HoldoutLeak("Shadow relay retained a holdout literal")
-    source = {"kind": REPORT_SOURCE_KIND, "form": "relay", "reports": [r.provenance() for r in reports]}
+    source = {"kind": REPORT_SOURCE_KIND, "form": "relay", "reports": [r.provenance() for r in reports], "display": display}
     return create_user_message(text, source=source)

@@ -24,6 +24,30 @@ START_LIMIT = 60.0
 #: a profile row adding ``/notice TEXT`` (see ``notice_plugin.py``)
 NOTICE_ROW = "- id: web-test-notices\n  name: tests.web.notice_plugin:NoticePlugin\n"
 
+#: the models every scripted test profile offers, as the head of a script (``responses:`` follows)
+MODELS = """
+models:
+  - {id: root-model, context_window: 128000}
+  - {id: shadow-model, context_window: 64000}
+"""
+#: a first turn that reads a file (so Shadow Mind reviews it), for a prompt containing the key
+READ_FIRST = """  - match: {{depth: 0, last_user_contains: "{key}"}}
+    reply:
+      tool_calls: [{{name: read, arguments: {{path: notes.txt}}}}]
+"""
+
+#: every review reports ``content`` and the root answers each relay "Noted." (the tail of a script)
+REPORTS_NOTED = """  - match: {{depth: 0, last_user_contains: "Shadow reports"}}
+    repeat: true
+    reply: {{text: "Noted."}}
+  - match: {{depth: 1, has_tools: [structured_output]}}
+    repeat: true
+    reply:
+      tool_calls:
+        - name: structured_output
+          arguments: {{status: report, verdict: {verdict}, severity: {severity}, content: "{content}"}}
+"""
+
 DEFINITION = """---
 id: default
 name: Reviewer
@@ -39,8 +63,13 @@ Check the root's claims against its tool results.
 class Server:
     """``with Server(...) as served:`` starts it and stops it (Ctrl-C) at the end."""
 
-    def __init__(self, tmp: Path, script: str, *, definition: str = DEFINITION, settings: str = "", rows: str = "") -> None:
+    def __init__(
+        self, tmp: Path, script: str, *, definition: str = DEFINITION, settings: str = "", rows: str = "", port: int = 0, args: tuple[str, ...] = ()
+    ) -> None:
         self.tmp = tmp
+        #: 0 picks a free port; a restart passes the port of the server it replaces
+        self.port = port
+        self.args = args
         self.home = tmp / "home"
         self.work = tmp / "work"
         self.home.mkdir(exist_ok=True, mode=0o700)
@@ -72,7 +101,7 @@ class Server:
 
     def start(self) -> Server:
         self.proc = subprocess.Popen(
-            [sys.executable, "-m", "harness", "serve", "--profile", str(self.tmp / "profile.yml"), "--port", "0", "--cwd", str(self.work)],
+            [sys.executable, "-m", "harness", "serve", "--profile", str(self.tmp / "profile.yml"), "--port", str(self.port), "--cwd", str(self.work), *self.args],
             stdout=subprocess.PIPE,
             stderr=subprocess.PIPE,
             text=True,

@@ -153,8 +153,8 @@ def test_discard_and_a_field_error(browser: Any, server: Server, shots: Path) ->
 
 def test_review_cards_live_retry_pause_and_restored_after_restart(browser: Any, server: Server, shots: Path) -> None:
     page = open_page(browser, server)
-    page.click("#new-session")
-    page.wait_for_selector("#session-title:has-text('Session ')")
+    page.click("#new-session")  # saves nothing until the first prompt; the cursor is in the composer
+    page.wait_for_function("() => document.activeElement.id === 'composer-input'")
     composer(page, "please deploy")
     page.wait_for_selector(".card .run[data-phase=running]")
     assert "Shadow is reviewing" in page.inner_text(".card .banner")

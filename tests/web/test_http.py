@@ -4,7 +4,10 @@ approvals, the settings tab and a clean Ctrl-C stop."""
 
 from __future__ import annotations
 
+import hashlib
+import hmac
 import json
+import secrets
 import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -124,6 +127,27 @@ def test_only_the_header_credential_authorises_data_and_writes(server: Server) -
         assert mine.status_code == 200 and "set-cookie" not in mine.headers
     code, out, err = server.stop()
     assert code == 0 and "harness serve: stopped" in out, err
+
+
+def test_the_proof_shows_the_server_knows_the_credential_without_asking_for_it(server: Server) -> None:
+    """``GET /api/proof?nonce=HEX`` answers HMAC-SHA256(token, "dsh-web-proof:" + nonce) to anyone:
+    the page checks it before it sends the credential (a program squatting the port cannot answer it)."""
+    nonce = secrets.token_hex(32)
+    with httpx.Client(base_url=server.base) as anonymous:  # no credential
+        answer = anonymous.get("/api/proof", params={"nonce": nonce})
+        assert answer.status_code == 200 and answer.headers["cache-control"] == "no-store"
+        assert answer.headers["content-type"].startswith("application/json")
+        expected = hmac.new(server.token.encode(), b"dsh-web-proof:" + nonce.encode(), hashlib.sha256).hexdigest()
+        assert answer.json() == {"proof": expected}
+        assert server.token not in answer.text
+        # another nonce, another proof: nothing to replay
+        assert anonymous.get("/api/proof", params={"nonce": secrets.token_hex(32)}).json()["proof"] != expected
+        for bad in ("", "xyz" * 22, "ab" * 15, "ab" * 65, nonce + "&nonce=" + nonce):
+            refused = anonymous.get("/api/proof?nonce=" + bad)
+            assert refused.status_code == 400 and server.token not in refused.text, bad
+        assert anonymous.get("/api/proof").status_code == 400
+        assert anonymous.get("/api/proof", params={"nonce": nonce}, headers={"host": "evil.example"}).status_code == 421
+        assert anonymous.post("/api/proof", params={"nonce": nonce}).status_code == 401  # only the GET is public
 
 
 def test_a_turn_streams_text_and_tool_calls_and_commands_use_the_registry(server: Server) -> None:

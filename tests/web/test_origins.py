@@ -93,8 +93,8 @@ def test_another_local_app_receives_nothing_it_could_replay(browser: Any, server
     context.on("response", lambda r: harness_responses.append((r.frame.url, r.url, r.status)) if r.url.startswith(server.base + "/api/") else None)
     page = launch(context, server)
     assert server.token not in page.url  # taken out of the address bar
-    page.click("#new-session")
-    page.wait_for_selector("#session-title:has-text('Session ')")
+    page.click("#new-session")  # saves nothing until the first prompt; the cursor is in the composer
+    page.wait_for_function("() => document.activeElement.id === 'composer-input'")
     shadow_show(page)
     session = page.evaluate("state.session")
     page.screenshot(path=str(shots / "origin-harness-page.png"), full_page=True)

@@ -21,6 +21,7 @@ function placeCards(seq) {
 function upsertCard(card) {
   state.cards.set(card.key, card);
   renderCard(card);
+  grew();
 }
 
 function isCollapsed(card) {
@@ -79,7 +80,7 @@ function renderSection(section, collapsed) {
   const meta = el("div", { class: "meta" });
   for (const [label, value] of section.meta) meta.append(el("span", { class: "meta-item" }, el("span", { class: "label", text: label + ": " }), el("span", { text: value })));
   if (section.child_session) meta.append(el("button", { type: "button", class: "child-session", text: "Child session: " + section.child_session,
-    onclick: () => openSession(section.child_session).catch((e) => toast("Operation failed: " + e.message, "error")) }));
+    onclick: () => go(section.child_session).catch((e) => toast("Operation failed: " + e.message, "error")) }));
   for (const action of section.actions) meta.append(actionButton(action));
   if (meta.children.length) node.append(meta);
   return node;

@@ -5,14 +5,21 @@
 "use strict";
 
 // Calls onItem(item) for each item and, unless closed first, onEnd(status) once
-// the stream stops (status 0: the connection failed). Returns { close() }.
+// the stream stops (status 0: the connection failed; "impostor": what answers
+// could not prove it knows the credential, which was not sent). Before
+// sending the credential it has the server prove it knows it (proveServer,
+// core.js). Returns { close() }.
 function openStream(path, onItem, onEnd) {
   const abort = new AbortController();
-  const stream = { closed: false, credential: credential(), close() { stream.closed = true; abort.abort(); } };
+  const stream = { closed: false, credential: null, close() { stream.closed = true; abort.abort(); } };
   (async () => {
     let status = 0;
     try {
-      const response = await fetch(path, { headers: authorization(), signal: abort.signal, cache: "no-store" });
+      const proof = await proveServer();
+      if (stream.closed) return;
+      if (proof.failure) { status = proof.failure === "impostor" ? "impostor" : 0; return; }
+      stream.credential = proof.key;
+      const response = await fetch(path, { headers: authorization(proof.key), signal: abort.signal, cache: "no-store" });
       status = response.status;
       if (!response.ok) { response.body && response.body.cancel(); return; }
       const reader = response.body.pipeThrough(new TextDecoderStream()).getReader();
