@@ -9,7 +9,7 @@ The wall anchor and the trio origin are taken at the same moment: at
 construction when it happens inside ``trio.run`` (as ``open_host`` does), else
 at first use. Taking the wall time at construction and the trio origin at first
 use stamped every event early by however long the host sat idle in between
-(``harness serve`` waiting for its first message; issue 21).
+(``harness serve`` waiting for its first message).
 """
 
 from __future__ import annotations

@@ -125,7 +125,7 @@ class AgentRegistryImpl:
         rt.sessions.repair(session)
         if len(session.events) != built_at:
             # repair or an observer appended: derive again (it walks the whole log,
-            # so not when nothing changed; issue 20)
+            # so not when nothing changed)
             agent.reload_from_log()
         return await self._publish(agent)
 

@@ -3,7 +3,7 @@
 Only the parsers are imported up front (:mod:`.parsers`): each command's
 module, and with it the host, the chat, the web stack or an LLM adapter, is
 imported in the branch that runs it, so ``harness --help`` and a Stop hook
-that admits no review pay for none of them (issue 20).
+that admits no review pay for none of them.
 """
 
 from __future__ import annotations

@@ -3,8 +3,7 @@
 ``harness --help`` builds every parser but runs none of the commands, so the
 parsers live here with nothing heavier than :mod:`argparse`: the terminal
 chat, the host, the web stack and the LLM adapters load only in the branch of
-:func:`harness.cli.main` that runs them (issue 20: the CLI loads only what it
-runs).
+:func:`harness.cli.main` that runs them.
 """
 
 from __future__ import annotations

@@ -1,7 +1,7 @@
 """Importers of foreign agents' transcripts (Claude Code, Codex CLI) into the session-log format.
 
 The names are loaded on first use: the Stop hook imports :mod:`.hook` and,
-for a Stop that finds nothing new, must not load the importers (issue 20).
+for a Stop that finds nothing new, must not load the importers.
 """
 
 from __future__ import annotations

@@ -3,8 +3,8 @@
 The agent waits for its Stop hook, and kills it at its own timeout (Claude
 Code: 60 s) with the finding lost and an error shown. So ``--timeout`` bounds
 everything the hook does, the interpreter's start and the imports included,
-not only the review (issue 20: a 200 MB one-line transcript once made the
-hook run ~60 s with the default bound of 50).
+not only the review (a 200 MB one-line transcript once made the hook run
+~60 s with the default bound of 50).
 
 The work runs in a forked child and the parent only waits. A cancel scope or
 an alarm signal cannot do this: both act between bytecodes, and one long C
@@ -31,6 +31,7 @@ import time
 from collections.abc import Callable, Sequence
 from typing import Any
 
+#: the prefix of the one stderr line a failure writes (the hook's too)
 PROG = "harness shadow hook"
 #: what the child's answer may hold: a reason is bounded well below this
 _MAX_ANSWER = 1 << 20

@@ -42,7 +42,7 @@ from hookspecs.errors import DshError
 from hookspecs.scrub import scrub_text
 
 from .args import positive_seconds
-from .bound import run_bounded, since_process_start, timeout_of
+from .bound import PROG, run_bounded, since_process_start, timeout_of
 from .record import ImportRecord, load_json, save_json
 from .seen import Seen, unchanged
 
@@ -62,8 +62,6 @@ MAX_REASON = 8000
 _UNSAFE = re.compile(r"[^A-Za-z0-9_.-]+")
 
 
-#: the prefix of the one stderr line a failure writes
-PROG = "harness shadow hook"
 #: every exit: a finding is the ``block`` answer on stdout, never exit 2
 EXIT_OK = 0
 #: the string fields a path or a key is taken from; anything else is ignored

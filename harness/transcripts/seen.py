@@ -1,7 +1,7 @@
 """What a Stop remembers of the transcript it saw, checked without reading it.
 
 A Stop on a transcript that has not changed since the last one must cost the
-same for 100 lines as for 20,000 (issue 20). The hook therefore keeps the
+same for 100 lines as for 20,000. The hook therefore keeps the
 size it saw and the sha256 of the last :data:`WINDOW` bytes up to that size,
 and a later Stop compares them by reading at most that window at the end of
 the file: no full read, no parse, no importer loaded.

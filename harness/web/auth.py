@@ -10,7 +10,7 @@ stream (read with ``fetch``, which can send headers; ``EventSource`` cannot).
 
 No cookie is set or read, and no query string is: a browser sends a host's
 cookies to *every* port of that host, so another local app would receive
-them (issue 19), and a query ends up in logs and ``Referer`` headers.
+them, and a query ends up in logs and ``Referer`` headers.
 
 Only the static shell (the page, its scripts and stylesheets, which hold no
 data) and the proof (``GET /api/proof?nonce=HEX``) are served without the

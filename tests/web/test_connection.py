@@ -42,16 +42,22 @@ def send(page: Any, text: str) -> None:
     page.press("#composer-input", "Enter")
 
 
+def answered_page(browser: Any, server: Server) -> Any:
+    """A page of ``server`` that asked one question, got its answer and is connected."""
+    page = browser.new_page(viewport={"width": 1280, "height": 800})
+    page.set_default_timeout(WAIT_MS)
+    page.goto(server.url("/"))
+    page.wait_for_selector("body[data-ready=true]")
+    send(page, "the first question")
+    page.wait_for_selector("#log .entry.assistant:has-text('FIRST-ANSWER')")
+    page.wait_for_selector("#connection[data-state=connected]")
+    return page
+
+
 def test_the_page_reconnects_after_a_restart_and_keeps_working(browser: Any, tmp_path: Path, shots: Path) -> None:
     first = Server(tmp_path, SCRIPT).start()
     try:
-        page = browser.new_page(viewport={"width": 1280, "height": 800})
-        page.set_default_timeout(WAIT_MS)
-        page.goto(first.url("/"))
-        page.wait_for_selector("body[data-ready=true]")
-        send(page, "the first question")
-        page.wait_for_selector("#log .entry.assistant:has-text('FIRST-ANSWER')")
-        page.wait_for_selector("#connection[data-state=connected]")
+        page = answered_page(browser, first)
         assert page.is_visible("#connection")
     finally:
         code, _out, err = first.stop()
@@ -142,13 +148,7 @@ class Squatter:
 def test_an_open_page_never_sends_the_credential_to_a_program_squatting_the_port(browser: Any, tmp_path: Path, shots: Path) -> None:
     first = Server(tmp_path, SCRIPT).start()
     try:
-        page = browser.new_page(viewport={"width": 1280, "height": 800})
-        page.set_default_timeout(WAIT_MS)
-        page.goto(first.url("/"))
-        page.wait_for_selector("body[data-ready=true]")
-        send(page, "the first question")
-        page.wait_for_selector("#log .entry.assistant:has-text('FIRST-ANSWER')")
-        page.wait_for_selector("#connection[data-state=connected]")
+        page = answered_page(browser, first)
     finally:
         code, _out, err = first.stop()
     assert code == 0, err
