@@ -59,7 +59,6 @@ MAX_OUTPUT_CHARS = 30_000
 DRAIN_GRACE_SECONDS = 0.5
 SHELL = "/bin/sh"
 
-#: The sandbox modes bash knows (values of ``sandbox/mode``'s ``mode``).
 #: Namespaces and mounts every sandboxed command gets (the workspace is added).
 _ISOLATION = (
     "--unshare-net", "--unshare-pid", "--unshare-ipc", "--die-with-parent",
