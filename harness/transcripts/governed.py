@@ -41,6 +41,8 @@ from .workspace import NO_WORKSPACE, Workspace
 #: ``/shadow show``'s front matter (read only when the plugin opened no cycle)
 _ENABLED = re.compile(r"^enabled:\s*(true|false)\s*$", re.MULTILINE)
 _PROBABILITY = re.compile(r"^activation_probability:\s*([0-9.eE+-]+)\s*$", re.MULTILINE)
+#: shown only when a check may start a review (``any`` or ``only``)
+_ON_CHECK = re.compile(r"^review_on_check:\s*(\w+)\s*$", re.MULTILINE)
 
 #: reasons for a review the plugin did not admit when it opened no cycle (the
 #: codes on its cycles' cards — NOT_ROLLED, BUDGET_EXHAUSTED, COOLDOWN_ACTIVE,
@@ -74,6 +76,7 @@ async def review_governed(
     if not imported.held:
         return _no_turn(imported, home, keep, workspace)  # no turn end to roll for: no host needed
     reason: str | None = None
+    prechecked = False
     opened: list[HarnessHost] = []
     try:
         async with mirror_host(rows, home, session_id, imported, workspace) as host:
@@ -89,7 +92,9 @@ async def review_governed(
                         keep(ImportRecord.of(session_id, source))
                     await drain(host, agent)
                     if not _runs(host, session_id, base):
-                        reason = await skip_reason(host, agent, _cards(host, session_id, base))
+                        cards = _cards(host, session_id, base)
+                        reason = await skip_reason(host, agent, cards)
+                        prechecked = not cards and reason in (SHADOW_DISABLED, NOT_ROLLED)
                 report, refs = relayed(agent.session.events, base)
             finally:
                 await dispose(host, handle)
@@ -116,6 +121,7 @@ async def review_governed(
         reason_code=reason if phase == "skipped" else None,
         restarted=imported.restarted,
         workspace=workspace,
+        prechecked=prechecked and phase == "skipped",
     )
 
 
@@ -164,6 +170,8 @@ async def skip_reason(host: Any, agent: Any, cards: list[Any]) -> str:
     if enabled is not None and enabled.group(1) == "false":
         return SHADOW_DISABLED
     probability = _PROBABILITY.search(shown)
-    if probability is not None and float(probability.group(1)) <= 0:
+    on_check = _ON_CHECK.search(shown)
+    checks_may_start = on_check is not None and on_check.group(1) != "off"
+    if probability is not None and float(probability.group(1)) <= 0 and not checks_may_start:
         return NOT_ROLLED
     return NO_TOOL_TURN

@@ -39,8 +39,8 @@ from typing import TYPE_CHECKING, Any, NoReturn
 
 from harness.cli.common import add_profile_arguments, dsh_home, load_profile
 from hookspecs.errors import DshError
-from hookspecs.scrub import scrub_text
 
+from . import quiet
 from .args import positive_seconds
 from .bound import PROG, run_bounded, since_process_start, timeout_of
 from .record import ImportRecord, load_json, save_json
@@ -153,6 +153,8 @@ def feedback(outcome: ReviewOutcome) -> str:
     cited = [f"transcript line {r['transcript_line']}" for r in outcome.refs if r.get("transcript_line")]
     if cited:
         lines.append("Evidence: " + ", ".join(cited) + ".")
+    from hookspecs.scrub import scrub_text
+
     return scrub_text("\n".join(lines).strip(), limit=MAX_REASON)
 
 
@@ -171,6 +173,12 @@ def decide(
     state = load_state(where)
     if unchanged(Path(path), Seen.from_state(state)):  # reads at most the last window, parses nothing
         return {}, {"last_skip": "unchanged"}
+    patches = list(args.patch or [])
+    settled = quiet.still_quiet(state.get("quiet"), home, args.profile, patches)
+    if settled is not None:
+        # the plugin said no review for any turn, and nothing it read has changed (:mod:`.quiet`)
+        seen_now = Seen.of_path(Path(path))
+        return {}, {"last_skip": "quiet", "last_reason_code": settled, **(seen_now.to_state() if seen_now else {})}
     # the importers, the host and the plugins load only now that there is something to decide
     from .governed import review_governed
     from .lag import drop_flushed, lagged_note, with_last_message
@@ -178,6 +186,7 @@ def decide(
     from .review import run_trio
     from .workspace import choose_workspace
 
+    inputs = quiet.snapshot(home, args.profile, patches)
     read = read_source(Path(path))
     seen = Seen.of_bytes(read.raw).to_state()
     fmt = AGENTS[args.agent]
@@ -222,6 +231,7 @@ def decide(
         "workspace": workspace.to_json(),
         # kept so the next Stop does not import the message again once it is flushed
         "lagged_message": lagged_note(flushed, source) if outcome.session_id else None,
+        "quiet": quiet.memo(outcome.reason_code or "", inputs) if outcome.prechecked else None,
     }
     if outcome.phase == "report":
         return {"decision": "block", "reason": feedback(outcome)}, note
@@ -269,6 +279,7 @@ def run_hook(argv: Sequence[str], deadline: float | None = None) -> dict[str, An
 
 def _fail(message: str) -> None:
     from harness.cli.render import visible  # only on failure: it loads the contract's values
+    from hookspecs.scrub import scrub_text
 
     # one line, whatever the message holds (a path with a newline, a multi-line OS error)
     line = " ".join(visible(scrub_text(message, limit=2000)).split())
