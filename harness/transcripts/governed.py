@@ -89,7 +89,7 @@ async def review_governed(
                     if isinstance(agent, LoopAgent):
                         agent.reload_from_log()  # its history and turn count now include the appended turn
                     if not created:
-                        keep(ImportRecord.of(session_id, source))
+                        keep(ImportRecord.of(session_id, source, importer=imported.transcript.state))
                     await drain(host, agent)
                     if not _runs(host, session_id, base):
                         cards = _cards(host, session_id, base)
@@ -105,7 +105,7 @@ async def review_governed(
             remove_session(home, session_id)
             keep(None)
     if created and runs:
-        keep(ImportRecord.of(session_id, source))
+        keep(ImportRecord.of(session_id, source, importer=imported.transcript.state))
     run = runs[-1] if runs else {}
     if bound.cancelled_caught:
         phase = "timeout"

@@ -43,11 +43,12 @@ from hookspecs.errors import DshError
 from . import quiet
 from .args import positive_seconds
 from .bound import PROG, run_bounded, since_process_start, timeout_of
-from .record import ImportRecord, load_json, save_json
+from .record import ImportRecord, load_json, save_json, transcript_key
 from .seen import Seen, unchanged
 
 if TYPE_CHECKING:
     from .model import Format
+    from .reader import TranscriptSource
     from .review import ReviewOutcome
 
 AGENTS: dict[str, Format] = {"claude-code": "claude-code", "codex": "codex"}
@@ -182,15 +183,14 @@ def decide(
     # the importers, the host and the plugins load only now that there is something to decide
     from .governed import review_governed
     from .lag import drop_flushed, lagged_note, with_last_message
-    from .reader import read_source
     from .review import run_trio
     from .workspace import choose_workspace
 
     inputs = quiet.snapshot(home, args.profile, patches)
-    read = read_source(Path(path))
-    seen = Seen.of_bytes(read.raw).to_state()
-    fmt = AGENTS[args.agent]
     record = ImportRecord.from_json(state.get("import"))
+    read = read_new(Path(path), record, home)
+    seen = Seen.of_source(read).to_state()
+    fmt = AGENTS[args.agent]
     # the transcript may lag the Stop: its final message comes from the input (:mod:`.lag`)
     flushed = drop_flushed(read, state.get("lagged_message"), fmt, imported_through=record.lines if record else None)
     source = with_last_message(flushed, hook.get("last_assistant_message"), fmt)
@@ -236,6 +236,22 @@ def decide(
     if outcome.phase == "report":
         return {"decision": "block", "reason": feedback(outcome)}, note
     return {}, note
+
+
+def read_new(path: Path, record: ImportRecord | None, home: Path) -> TranscriptSource:
+    """What the Stop imports: only the lines appended since the recorded import
+    when its session goes on (:func:`.reader.read_appended`), else the whole file."""
+    from .reader import read_appended, read_source
+    from .session import continuation
+
+    if record is not None and record.appendable and record.path == transcript_key(path):
+        assert record.head_sha256 is not None and record.tail_sha256 is not None
+        appended = read_appended(
+            path, size=record.size, lines=record.lines, head_sha256=record.head_sha256, tail_sha256=record.tail_sha256
+        )
+        if appended is not None and continuation(record, appended, home).session_id is not None:
+            return appended
+    return read_source(path)
 
 
 def review_bound(timeout: float, deadline: float | None) -> float:

@@ -19,9 +19,12 @@ import hashlib
 import os
 import stat
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import attrs
+
+if TYPE_CHECKING:
+    from .reader import TranscriptSource
 
 #: the bytes at the end of the seen transcript whose digest is compared
 WINDOW = 64 * 1024
@@ -36,6 +39,11 @@ class Seen:
     @classmethod
     def of_bytes(cls, raw: bytes) -> Seen:
         return cls(size=len(raw), tail_sha256=hashlib.sha256(raw[-WINDOW:] if raw else b"").hexdigest())
+
+    @classmethod
+    def of_source(cls, source: TranscriptSource) -> Seen:
+        """What a Stop saw of the transcript it read (whole, or what was appended)."""
+        return cls(size=source.size, tail_sha256=hashlib.sha256(source.tail_window()).hexdigest())
 
     @classmethod
     def of_file(cls, path: Path) -> Seen:
