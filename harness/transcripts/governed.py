@@ -13,8 +13,12 @@ plugin's random source and ``randomSeed``). The bridge then drains the host
 and reads what happened from the run's card, or, when no run was admitted,
 from ``/shadow show`` and ``/shadow status`` (:func:`skip_reason`).
 
-A session this call had to create is removed again when no review was
-admitted, so a missed roll or a disabled Shadow leaves no session behind.
+A session this call created is kept when the plugin decided this turn (a
+missed roll, a cooldown, a budget): the next Stop appends to it instead of
+importing the whole transcript again (issue 20). It is removed again when
+the plugin's settings-only pre-check said no (a disabled or never-rolling
+Shadow, which the hook then remembers: :mod:`.quiet`) or the host failed
+before the plugin decided, so those leave no session behind.
 """
 
 from __future__ import annotations
@@ -99,12 +103,14 @@ async def review_governed(
             finally:
                 await dispose(host, handle)
     finally:
-        # also when the host failed: a session this call created and no run used is not kept
+        # also when the host failed: a session this call created is kept only
+        # when a run used it or the plugin decided this turn by its own rules
         runs = _runs(opened[0], session_id, base) if opened else []
-        if created and not runs:
+        kept = bool(runs) or (reason is not None and not prechecked)
+        if created and not kept:
             remove_session(home, session_id)
             keep(None)
-    if created and runs:
+    if created and kept:
         keep(ImportRecord.of(session_id, source, importer=imported.transcript.state))
     run = runs[-1] if runs else {}
     if bound.cancelled_caught:
@@ -112,7 +118,7 @@ async def review_governed(
     else:
         phase = str(run.get("phase", "failed")) if runs else "skipped"
     return ReviewOutcome(
-        session_id=None if created and not runs else session_id,
+        session_id=None if created and not kept else session_id,
         phase=phase,
         run=run,
         transcript=imported.transcript,

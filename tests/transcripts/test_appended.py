@@ -181,3 +181,38 @@ def test_a_record_of_an_earlier_version_is_read_whole_once(tmp_path: Path) -> No
     assert source.offset == 0
     second = write_offline(source, home, record=old, format=None)
     assert second.session_id == first.session_id and second.record.appendable
+
+
+def test_a_missed_roll_keeps_the_session_and_the_next_stop_appends_to_it(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The plugin rolled and admitted no review: the imported session stays, so
+    the next Stop reads and imports only what the agent appended since."""
+    from harness.transcripts.hook import decide, hook_parser, load_state, save_state, state_path
+
+    from .reviewer import make_home
+
+    home, profile = make_home(tmp_path, "http://127.0.0.1:9/v1", probability=1e-9)
+    path = _long(tmp_path)
+    args = hook_parser().parse_args(["claude-code", "--profile", str(profile)])
+    hook = {"session_id": "cc-1", "transcript_path": str(path), "cwd": "/nowhere", "stop_hook_active": False}
+    where = state_path(home, "claude-code", "cc-1")
+
+    def stop() -> dict[str, Any]:
+        answer, note = decide(args, hook, home)
+        assert answer == {}
+        save_state(where, {**load_state(where), **note})
+        return load_state(where)
+
+    first = stop()
+    assert first["last_reason_code"] == "NOT_ROLLED" and first["last_review_session"]
+    record = ImportRecord.from_json(first["import"])
+    assert record is not None and record.appendable and record.size == path.stat().st_size
+    imported = path.stat().st_size
+    grow(path)
+    reads = Reads(monkeypatch)
+    second = stop()
+    monkeypatch.undo()
+    assert second["last_review_session"] == first["last_review_session"]
+    assert second["imported_lines"][0] == record.lines + 1
+    assert reads.by_name[str(path)] <= 2 * WINDOW + path.stat().st_size - imported
