@@ -23,7 +23,11 @@ The rows:
 * ``<format> N lines, +10, disabled``: the transcript grew by 10 lines since
   the last Stop (appended before every run, untimed) and the default Shadow
   is ``enabled: false``, so no review is admitted; the profile routes the
-  reviewer to a closed local port that is never contacted.
+  reviewer to a closed local port that is never contacted;
+* ``<format> N lines, +10, not rolled``: the same growth with the default
+  Shadow enabled at activation probability 1e-9: the new turn goes through
+  the host and the plugin, whose roll admits no review (the review itself is
+  not measured here: it costs a model call).
 
 Transcripts are generated, seeded: turns of a user prompt, assistant text,
 tool calls with ~1 kB results (about 1.1 kB a line, as the issue's 20k-line,
@@ -55,7 +59,9 @@ from typing import Any
 
 REPO = Path(__file__).resolve().parents[1]
 KEY_ENV = "BENCH_HOOK_REVIEWER_KEY"
-DEFINITION = "---\nid: default\nname: Bench Reviewer\nenabled: false\nactivation_probability: 1\n---\n\nReview.\n"
+DEFINITION = "---\nid: default\nname: Bench Reviewer\nenabled: {enabled}\nactivation_probability: {probability}\n---\n\nReview.\n"
+#: the homes of the rows: Shadow disabled, and enabled with a roll that (all but) never hits
+HOMES = {"disabled": ("false", "1"), "not rolled": ("true", "0.000000001")}
 PROFILE = """
 - id: local
   name: openai-compatible
@@ -146,8 +152,15 @@ def write_lines(path: Path, entries: list[dict[str, Any]], mode: str = "w") -> N
 class Row:
     """One command measured repeatedly; ``prepare`` runs untimed before every sample."""
 
-    def __init__(self, name: str, argv: list[str], stdin: bytes = b"", prepare: Callable[[], None] | None = None) -> None:
-        self.name, self.argv, self.stdin, self.prepare = name, argv, stdin, prepare
+    def __init__(
+        self,
+        name: str,
+        argv: list[str],
+        stdin: bytes = b"",
+        prepare: Callable[[], None] | None = None,
+        home: str = "disabled",
+    ) -> None:
+        self.name, self.argv, self.stdin, self.prepare, self.home = name, argv, stdin, prepare, home
         self.samples: dict[str, list[float]] = {"cached": [], "not cached": []}
 
 
@@ -155,7 +168,7 @@ def hook_rows(root: Path, fmt: str, lines: int, seed: int) -> list[Row]:
     rng = random.Random(seed)
     generate = GENERATORS[fmt]
     made: list[Row] = []
-    for case in ("unchanged", "+10, disabled"):
+    for case in ("unchanged", "+10, disabled", "+10, not rolled"):
         where = root / f"{fmt}-{lines}-{case.replace(' ', '').replace(',', '-')}"
         where.mkdir()
         transcript = where / "t.jsonl"
@@ -170,13 +183,14 @@ def hook_rows(root: Path, fmt: str, lines: int, seed: int) -> list[Row]:
             write_lines(transcript, generate(10, rng, grown[0]), mode="a")
             grown[0] += 10
 
-        made.append(Row(f"{fmt} {lines} lines, {case}", argv, stdin, grow if case != "unchanged" else None))
+        home = "not rolled" if case.endswith("not rolled") else "disabled"
+        made.append(Row(f"{fmt} {lines} lines, {case}", argv, stdin, grow if case != "unchanged" else None, home))
     return made
 
 
 def environments(root: Path) -> dict[str, dict[str, str]]:
     base = {k: v for k, v in os.environ.items() if not k.startswith(("DSH_", "PYTHON"))}
-    base.update({"DSH_HOME": str(root / "home"), KEY_ENV: "sk-bench-0123456789"})
+    base.update({KEY_ENV: "sk-bench-0123456789"})
     (root / "pyc-cached").mkdir()
     (root / "pyc-empty").mkdir()
     return {
@@ -188,10 +202,13 @@ def environments(root: Path) -> dict[str, dict[str, str]]:
 def run(args: argparse.Namespace) -> list[Row]:
     with tempfile.TemporaryDirectory(prefix="bench-hook-") as tmp:
         root = Path(tmp)
-        home = root / "home"
-        (home / "shadow-minds").mkdir(parents=True, mode=0o700)
-        (home / "shadow-minds" / "default.md").write_text(DEFINITION)
+        for name, (enabled, probability) in HOMES.items():
+            minds = root / "homes" / name.replace(" ", "-") / "shadow-minds"
+            minds.mkdir(parents=True, mode=0o700)
+            (minds / "default.md").write_text(DEFINITION.format(enabled=enabled, probability=probability))
+            os.utime(minds / "default.md", (0, 0))  # settled: the hook may trust its stamp at once
         (root / "profile.yml").write_text(PROFILE.format(key=KEY_ENV))
+        os.utime(root / "profile.yml", (0, 0))
         envs = environments(root)
         rows = [
             Row("python -c pass", [sys.executable, "-c", "pass"]),
@@ -203,16 +220,20 @@ def run(args: argparse.Namespace) -> list[Row]:
         for row in rows:  # warm the cache; the hook's state now records what it saw
             if row.prepare:
                 row.prepare()
-            cpu_of(row.argv, env=envs["cached"], stdin=row.stdin)
+            cpu_of(row.argv, env=_with_home(envs["cached"], root, row), stdin=row.stdin)
         for rep in range(args.reps):
             order = rows if rep % 2 == 0 else rows[::-1]
             for row in order:
                 for mode in ("cached", "not cached") if rep % 2 == 0 else ("not cached", "cached"):
                     if row.prepare:
                         row.prepare()
-                    row.samples[mode].append(cpu_of(row.argv, env=envs[mode], stdin=row.stdin))
+                    row.samples[mode].append(cpu_of(row.argv, env=_with_home(envs[mode], root, row), stdin=row.stdin))
             print(f"rep {rep + 1}/{args.reps} done", file=sys.stderr, flush=True)
         return rows
+
+
+def _with_home(env: dict[str, str], root: Path, row: Row) -> dict[str, str]:
+    return {**env, "DSH_HOME": str(root / "homes" / row.home.replace(" ", "-"))}
 
 
 def report(rows: list[Row]) -> None:
@@ -223,11 +244,12 @@ def report(rows: list[Row]) -> None:
         print(f"{row.name:<44} {cached:>10.3f}s {cached / floor:>8.1f} {cold:>14.3f}s {cold / floor:>8.1f}")
     by_name = {row.name: statistics.median(row.samples["cached"]) for row in rows}
     for name in by_name:
-        if name.endswith("+10, disabled") and not name.split()[1] == str(min(_sizes(rows))):
-            fmt = name.split()[0]
-            small = by_name.get(f"{fmt} {min(_sizes(rows))} lines, +10, disabled")
-            if small:
-                print(f"{fmt}: large / small +10 disabled = {by_name[name] / small:.2f}x (target <= 1.5x)")
+        for case in ("+10, disabled", "+10, not rolled"):
+            if name.endswith(case) and not name.split()[1] == str(min(_sizes(rows))):
+                fmt = name.split()[0]
+                small = by_name.get(f"{fmt} {min(_sizes(rows))} lines, {case}")
+                if small:
+                    print(f"{fmt}: large / small {case} = {by_name[name] / small:.2f}x (target <= 1.5x)")
 
 
 def _sizes(rows: list[Row]) -> set[int]:

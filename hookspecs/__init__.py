@@ -30,31 +30,95 @@ Importing this package has no side effects.
 
 from __future__ import annotations
 
-from types import ModuleType
+from importlib import import_module
+from typing import TYPE_CHECKING, Any
 
-from . import client, compaction, llm, plugin, process, session, settings, subagent, tool
-from .errors import (
-    AgentError,
-    CommandError,
-    DshError,
-    JsonDataError,
-    LlmError,
-    ManualCompactionError,
-    PluginError,
-    ProfileError,
-    SessionError,
-    SessionFormatError,
-    SettingsConflictError,
-    SettingsError,
-    SubagentError,
-    ToolArgsError,
-    ToolError,
+if TYPE_CHECKING:
+    from types import ModuleType
+
+    from . import client, compaction, llm, plugin, process, session, settings, subagent, tool  # noqa: F401
+    from .errors import (
+        AgentError,
+        CommandError,
+        DshError,
+        JsonDataError,
+        LlmError,
+        ManualCompactionError,
+        PluginError,
+        ProfileError,
+        SessionError,
+        SessionFormatError,
+        SettingsConflictError,
+        SettingsError,
+        SubagentError,
+        ToolArgsError,
+        ToolError,
+    )
+    from .markers import (
+        BUNDLES_ENTRY_POINT_GROUP,
+        PLUGINS_ENTRY_POINT_GROUP,
+        PROJECT_NAME,
+        event_types,
+        hookimpl,
+        hookspec,
+    )
+    from .scrub import scrub_text
+
+    #: Every module holding hook specifications, in documentation order.
+    SPEC_MODULES: tuple[ModuleType, ...]
+
+#: where each name of this package lives: importing one submodule (the errors
+#: a Stop hook raises) must not load the whole contract (the value types, the
+#: spec modules, pluggy), so names load on first use (PEP 562)
+_SPEC_MODULE_NAMES = ("plugin", "session", "tool", "settings", "subagent", "llm", "client", "process", "compaction")
+_ERRORS = (
+    "AgentError",
+    "CommandError",
+    "DshError",
+    "JsonDataError",
+    "LlmError",
+    "ManualCompactionError",
+    "PluginError",
+    "ProfileError",
+    "SessionError",
+    "SessionFormatError",
+    "SettingsConflictError",
+    "SettingsError",
+    "SubagentError",
+    "ToolArgsError",
+    "ToolError",
 )
-from .markers import BUNDLES_ENTRY_POINT_GROUP, PLUGINS_ENTRY_POINT_GROUP, PROJECT_NAME, event_types, hookimpl, hookspec
-from .scrub import scrub_text
+_MARKERS = (
+    "BUNDLES_ENTRY_POINT_GROUP",
+    "PLUGINS_ENTRY_POINT_GROUP",
+    "PROJECT_NAME",
+    "event_types",
+    "hookimpl",
+    "hookspec",
+)
+_HOMES: dict[str, str] = {
+    **{name: ".errors" for name in _ERRORS},
+    **{name: ".markers" for name in _MARKERS},
+    "scrub_text": ".scrub",
+}
 
-#: Every module holding hook specifications, in documentation order.
-SPEC_MODULES: tuple[ModuleType, ...] = (plugin, session, tool, settings, subagent, llm, client, process, compaction)
+
+def __getattr__(name: str) -> Any:
+    if name == "SPEC_MODULES":
+        value: Any = tuple(import_module(f".{module}", __name__) for module in _SPEC_MODULE_NAMES)
+    elif name in _SPEC_MODULE_NAMES:
+        value = import_module(f".{name}", __name__)
+    elif name in _HOMES:
+        value = getattr(import_module(_HOMES[name], __name__), name)
+    else:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    globals()[name] = value  # later lookups are plain attribute reads
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted({*globals(), *__all__})
+
 
 __all__ = [
     "AgentError",

@@ -17,11 +17,21 @@ from .cli_env import cli_env
 REPO = Path(__file__).resolve().parents[1]
 
 #: runs ``harness.cli.main`` as the console script does, then writes ``sys.modules``
-#: (at exit, so a command that calls ``sys.exit`` is seen whole)
+#: of every process it ran in (at exit, so a command that calls ``sys.exit`` is
+#: seen whole; and at ``os._exit``, so the Stop hook's forked worker, which does
+#: the hook's work and leaves without atexit handlers, is seen too)
 _WRAPPER = """
-import atexit, json, sys
+import atexit, json, os, sys
 out = sys.argv.pop(1)
-atexit.register(lambda: open(out, "w").write(json.dumps(sorted(sys.modules))))
+def dump():
+    with open(f"{out}.{os.getpid()}", "w") as handle:
+        handle.write(json.dumps(sorted(sys.modules)))
+atexit.register(dump)
+real_exit = os._exit
+def exit_dumped(status):
+    dump()
+    real_exit(status)
+os._exit = exit_dumped
 sys.argv[0] = "harness"
 from harness.cli import main
 sys.exit(main())
@@ -53,7 +63,10 @@ def imported_by(
         timeout=120,
         check=False,
     )
-    return run, set(json.loads(out.read_text())) if out.exists() else set()
+    modules: set[str] = set()
+    for each in tmp.glob(f"{out.name}.*"):
+        modules |= set(json.loads(each.read_text()))
+    return run, modules
 
 
 def heavy_in(modules: set[str]) -> list[str]:

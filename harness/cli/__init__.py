@@ -18,11 +18,17 @@ from typing import Any
 from hookspecs.errors import DshError
 
 from .common import EXIT_USAGE, add_profile_arguments, dsh_home, load_profile, setup_logging, single_dsh_error
-from .extensions import CLI_ENTRY_POINT_GROUP, add_extension_parsers, run_extension
-from .parsers import add_chat_parser, add_demo_parser, add_run_parser, add_serve_parser, add_sessions_parser
+
+#: ``harness shadow hook``: the agent waits for it at every Stop, so it is run
+#: before any parser is built or any extension is looked up (the host provides
+#: it: ``dsh.shadow_cli`` in its own pyproject)
+_HOOK = ("shadow", "hook")
 
 
 def build_parser() -> argparse.ArgumentParser:
+    from .extensions import add_extension_parsers
+    from .parsers import add_chat_parser, add_demo_parser, add_run_parser, add_serve_parser, add_sessions_parser
+
     parser = argparse.ArgumentParser(prog="harness", description="The reference dsh agent host.")
     add_profile_arguments(parser)
     parser.add_argument("--dump-config", action="store_true", help="print the composed profile with its layers")
@@ -40,12 +46,19 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    given = list(sys.argv[1:] if argv is None else argv)
+    if tuple(given[:2]) == _HOOK:
+        from harness.transcripts.hook import hook_main
+
+        return hook_main(given[2:])
     parser = build_parser()
     args = parser.parse_args(argv)
     setup_logging(args.verbose)
     home = dsh_home()
     try:
         if getattr(args, "extension", None) is not None:
+            from .extensions import run_extension
+
             return run_extension(args.extension, args.extension_argv)
         return _run_command(args, home) if args.command or args.dump_config else _usage(parser)
     except DshError as exc:
@@ -113,6 +126,14 @@ def _command(name: str) -> Any:
     from .serve import run_serve
 
     return run_serve
+
+
+def __getattr__(name: str) -> Any:
+    if name == "CLI_ENTRY_POINT_GROUP":
+        from .extensions import CLI_ENTRY_POINT_GROUP
+
+        return CLI_ENTRY_POINT_GROUP
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 __all__ = ["CLI_ENTRY_POINT_GROUP", "build_parser", "main"]

@@ -12,7 +12,6 @@ from typing import IO, TYPE_CHECKING
 
 from harness.paths import resolve_dsh_home
 from hookspecs.errors import DshError
-from hookspecs.scrub import scrub_text
 
 if TYPE_CHECKING:
     from harness.profiles import ComposedProfile
@@ -52,6 +51,8 @@ class ScrubbingFormatter(logging.Formatter):
     """Log lines never carry credentials or absolute paths."""
 
     def format(self, record: logging.LogRecord) -> str:
+        from hookspecs.scrub import scrub_text  # its detector compiles at first use, not at every start
+
         return scrub_text(super().format(record), limit=4000)
 
 

@@ -58,8 +58,12 @@ class SessionLog:
         writer: JsonlWriter | None,
         now_ms: Callable[[], float],
         lock: SessionLock | None = None,
+        first_seq: int = 0,
     ) -> None:
         self._header = header
+        #: a log opened to append only (:meth:`SessionStore.open_tail`) holds
+        #: the events from ``first_seq`` on, none of the earlier ones
+        self._first = first_seq
         self._events = events
         self._store = store
         self._writer = writer
@@ -79,14 +83,21 @@ class SessionLog:
 
     @property
     def seq(self) -> int:
-        return len(self._events)
+        return self._first + len(self._events)
 
     @property
     def events(self) -> Sequence[SessionEvent]:
+        if self._first:
+            raise SessionError(
+                f"session {self.id} was opened to append only: its events before seq {self._first} are not loaded",
+                code="SESSION_APPEND_ONLY",
+            )
         return EventsView(self._events)
 
     def events_since(self, seq: int) -> Sequence[SessionEvent]:
-        return EventsView(self._events, max(0, min(seq, len(self._events))))
+        if seq < self._first:
+            self.events  # noqa: B018 - raises: those events are not loaded
+        return EventsView(self._events, max(0, min(seq - self._first, len(self._events))))
 
     @property
     def closed(self) -> bool:
@@ -118,7 +129,7 @@ class SessionLog:
             )
         check_json(data, f"{type} data")
         event = SessionEvent(
-            type=type, seq=len(self._events), time=self._now_ms(), data=data, ignorable=ignorable or registered
+            type=type, seq=self.seq, time=self._now_ms(), data=data, ignorable=ignorable or registered
         )
         try:
             line = event_line(event)

@@ -23,6 +23,7 @@ from .log import SessionLog
 from .logfile import check_log, open_log
 from .repair import closing_events
 from .shapes import check_event, load_log
+from .tail import read_tail
 
 _EVENT_TYPE = re.compile(r"^[a-z][a-z0-9-]*(?:/[a-z0-9][a-z0-9-]*)+$")
 
@@ -187,6 +188,44 @@ class SessionStore:
         )
         self._live[session_id] = log
         return log
+
+    def open_tail(self, session_id: str) -> tuple[SessionLog, int] | None:
+        """Open a persisted log to append to it without loading it: ``(log, the
+        number of its last turn)``; the log's ``events`` are not available.
+        None when its end cannot be trusted without a full read (a torn last
+        line, an end that does not parse): :meth:`open` repairs or reports it.
+        Reads back from the end to the last turn's start, never the whole log."""
+        if session_id in self._live:
+            raise SessionError(f"session {session_id} is already open", code="SESSION_OPEN")
+        path = self.path_for(session_id)
+        where = _label(session_id)
+        try:
+            check_log(path, where)
+        except (FileNotFoundError, NotADirectoryError):
+            raise SessionFormatError(f"{where}: session file not found") from None
+        lock = SessionLock.acquire(session_id, path.parent, logger=self._logger)
+        try:
+            tail = read_tail(path, where)
+            if tail is None:
+                lock.release()
+                return None
+            with open_log(path, where) as handle:
+                header = read_header(handle, where)
+            check_header_id(header, session_id, where)
+        except BaseException:
+            lock.release()
+            raise
+        log = SessionLog(
+            header=header,
+            events=[],
+            store=self,
+            writer=JsonlWriter(path, session_id=session_id),
+            now_ms=self._now_ms,
+            lock=lock,
+            first_seq=tail.next_seq,
+        )
+        self._live[session_id] = log
+        return log, tail.turns
 
     def repair(self, log: SessionLog) -> int:
         """Append the closing events of a turn a crash left open, and results for

@@ -33,6 +33,9 @@ _PATH_BEFORE = r"(?<![\w.~/:@%+-])"
 UNANSWERED_CODE = "RESULT_NOT_RECORDED"
 #: how many lines of one unknown kind are kept (the count is kept whole)
 MAX_UNKNOWN_LINES = 20
+#: the newest call ids an import remembers for the next one (a repeated id is
+#: not a new call); an id repeated from further back is imported again
+MAX_REMEMBERED_CALLS = 1000
 UNANSWERED_TEXT = "The transcript records no result for this tool call; the call may have had effects."
 #: the history events a compaction summary stands in for
 HISTORY_TYPES = frozenset({EventTypes.USER_MESSAGE, EventTypes.ASSISTANT_MESSAGE, EventTypes.TOOL_RESULT})
@@ -63,8 +66,11 @@ class EventBuilder:
         self._step: int | None = None
         self._step_has_calls = False
         self._pending: dict[str, str] = {}  # call id -> tool name, in call order
-        self._calls: set[str] = set()  # every call id recorded: a repeated one is not a new call
+        self._calls: dict[str, None] = {}  # every call id recorded, oldest first: a repeated one is not a new call
         self._compactions = 0
+        #: where the newest turn started: ``(line, calls so far, source, compactions)``
+        #: (calls are only ever added, so their count says which they were)
+        self._turn_start: tuple[int, int, dict[str, Any], int] | None = None
 
     # --- cleaning -----------------------------------------------------------------
 
@@ -120,7 +126,7 @@ class EventBuilder:
         for block in blocks:
             if isinstance(block, ToolCallBlock):
                 self._pending[block.id] = block.name
-                self._calls.add(block.id)
+                self._calls[block.id] = None
                 self._step_has_calls = True
                 call = {**self._where(), "call_id": block.id, "name": block.name, "arguments": block.arguments}
                 self._emit(EventTypes.TOOL_CALL, call, line)
@@ -155,6 +161,39 @@ class EventBuilder:
         self.unknown_lines.clear()
         self.synthesised = 0
 
+    def state(self) -> dict[str, Any]:
+        """What an import of the lines after this point needs (JSON): the
+        model of the assistant messages, the compactions so far and the newest
+        call ids. The turn count is the session's own (it may hold turns the
+        host added)."""
+        return self._state(len(self._calls), self.source, self._compactions)
+
+    def turn_start_line(self) -> int | None:
+        """The line the newest turn started on (None: no turn yet)."""
+        return self._turn_start[0] if self._turn_start is not None else None
+
+    def state_before(self, line: int) -> dict[str, Any]:
+        """:meth:`state` as it was before line ``line``, which starts the newest
+        turn (an import that holds that turn back), or after every line."""
+        if self._turn_start is not None and self._turn_start[0] == line:
+            return self._state(*self._turn_start[1:])
+        return self.state()
+
+    def _state(self, calls: int, source: dict[str, Any], compactions: int) -> dict[str, Any]:
+        ids = list(self._calls)[max(0, calls - MAX_REMEMBERED_CALLS) : calls]
+        return {"source": dict(source), "compactions": compactions, "calls": ids}
+
+    def restore(self, state: dict[str, Any], *, turns_before: int) -> None:
+        """Go on from an earlier import's :meth:`state` (nothing is replayed)."""
+        source, calls, compactions = state.get("source"), state.get("calls"), state.get("compactions")
+        if isinstance(source, dict) and all(isinstance(v, str) for v in source.values()):
+            self.source = dict(source)
+        if isinstance(calls, list):
+            self._calls = {str(c): None for c in calls if isinstance(c, str)}
+        if type(compactions) is int and compactions >= 0:
+            self._compactions = compactions
+        self._turn = turns_before
+
     def finish(self, line: int) -> list[ImportedEvent]:
         self._close_turn(line)
         return self.events
@@ -165,6 +204,8 @@ class EventBuilder:
         return {"turn": self._turn, "step": self._step or 0}
 
     def _emit(self, etype: str, data: dict[str, Any], line: int) -> None:
+        if etype == EventTypes.TURN_START:
+            self._turn_start = (line, len(self._calls), dict(self.source), self._compactions)
         if line <= self.after_line:
             return  # replayed: the earlier import wrote it
         self.events.append(ImportedEvent(type=etype, data={**data, SOURCE_LINE_KEY: line}))

@@ -13,8 +13,12 @@ plugin's random source and ``randomSeed``). The bridge then drains the host
 and reads what happened from the run's card, or, when no run was admitted,
 from ``/shadow show`` and ``/shadow status`` (:func:`skip_reason`).
 
-A session this call had to create is removed again when no review was
-admitted, so a missed roll or a disabled Shadow leaves no session behind.
+A session this call created is kept when the plugin decided this turn (a
+missed roll, a cooldown, a budget): the next Stop appends to it instead of
+importing the whole transcript again (issue 20). It is removed again when
+the plugin's settings-only pre-check said no (a disabled or never-rolling
+Shadow, which the hook then remembers: :mod:`.quiet`) or the host failed
+before the plugin decided, so those leave no session behind.
 """
 
 from __future__ import annotations
@@ -41,6 +45,8 @@ from .workspace import NO_WORKSPACE, Workspace
 #: ``/shadow show``'s front matter (read only when the plugin opened no cycle)
 _ENABLED = re.compile(r"^enabled:\s*(true|false)\s*$", re.MULTILINE)
 _PROBABILITY = re.compile(r"^activation_probability:\s*([0-9.eE+-]+)\s*$", re.MULTILINE)
+#: shown only when a check may start a review (``any`` or ``only``)
+_ON_CHECK = re.compile(r"^review_on_check:\s*(\w+)\s*$", re.MULTILINE)
 
 #: reasons for a review the plugin did not admit when it opened no cycle (the
 #: codes on its cycles' cards — NOT_ROLLED, BUDGET_EXHAUSTED, COOLDOWN_ACTIVE,
@@ -74,6 +80,7 @@ async def review_governed(
     if not imported.held:
         return _no_turn(imported, home, keep, workspace)  # no turn end to roll for: no host needed
     reason: str | None = None
+    prechecked = False
     opened: list[HarnessHost] = []
     try:
         async with mirror_host(rows, home, session_id, imported, workspace) as host:
@@ -86,28 +93,32 @@ async def review_governed(
                     if isinstance(agent, LoopAgent):
                         agent.reload_from_log()  # its history and turn count now include the appended turn
                     if not created:
-                        keep(ImportRecord.of(session_id, source))
+                        keep(ImportRecord.of(session_id, source, importer=imported.transcript.state))
                     await drain(host, agent)
                     if not _runs(host, session_id, base):
-                        reason = await skip_reason(host, agent, _cards(host, session_id, base))
+                        cards = _cards(host, session_id, base)
+                        reason = await skip_reason(host, agent, cards)
+                        prechecked = not cards and reason in (SHADOW_DISABLED, NOT_ROLLED)
                 report, refs = relayed(agent.session.events, base)
             finally:
                 await dispose(host, handle)
     finally:
-        # also when the host failed: a session this call created and no run used is not kept
+        # also when the host failed: a session this call created is kept only
+        # when a run used it or the plugin decided this turn by its own rules
         runs = _runs(opened[0], session_id, base) if opened else []
-        if created and not runs:
+        kept = bool(runs) or (reason is not None and not prechecked)
+        if created and not kept:
             remove_session(home, session_id)
             keep(None)
-    if created and runs:
-        keep(ImportRecord.of(session_id, source))
+    if created and kept:
+        keep(ImportRecord.of(session_id, source, importer=imported.transcript.state))
     run = runs[-1] if runs else {}
     if bound.cancelled_caught:
         phase = "timeout"
     else:
         phase = str(run.get("phase", "failed")) if runs else "skipped"
     return ReviewOutcome(
-        session_id=None if created and not runs else session_id,
+        session_id=None if created and not kept else session_id,
         phase=phase,
         run=run,
         transcript=imported.transcript,
@@ -116,6 +127,7 @@ async def review_governed(
         reason_code=reason if phase == "skipped" else None,
         restarted=imported.restarted,
         workspace=workspace,
+        prechecked=prechecked and phase == "skipped",
     )
 
 
@@ -164,6 +176,8 @@ async def skip_reason(host: Any, agent: Any, cards: list[Any]) -> str:
     if enabled is not None and enabled.group(1) == "false":
         return SHADOW_DISABLED
     probability = _PROBABILITY.search(shown)
-    if probability is not None and float(probability.group(1)) <= 0:
+    on_check = _ON_CHECK.search(shown)
+    checks_may_start = on_check is not None and on_check.group(1) != "off"
+    if probability is not None and float(probability.group(1)) <= 0 and not checks_may_start:
         return NOT_ROLLED
     return NO_TOOL_TURN

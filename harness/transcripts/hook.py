@@ -39,15 +39,16 @@ from typing import TYPE_CHECKING, Any, NoReturn
 
 from harness.cli.common import add_profile_arguments, dsh_home, load_profile
 from hookspecs.errors import DshError
-from hookspecs.scrub import scrub_text
 
+from . import quiet
 from .args import positive_seconds
 from .bound import PROG, run_bounded, since_process_start, timeout_of
-from .record import ImportRecord, load_json, save_json
+from .record import ImportRecord, load_json, save_json, transcript_key
 from .seen import Seen, unchanged
 
 if TYPE_CHECKING:
     from .model import Format
+    from .reader import TranscriptSource
     from .review import ReviewOutcome
 
 AGENTS: dict[str, Format] = {"claude-code": "claude-code", "codex": "codex"}
@@ -153,6 +154,8 @@ def feedback(outcome: ReviewOutcome) -> str:
     cited = [f"transcript line {r['transcript_line']}" for r in outcome.refs if r.get("transcript_line")]
     if cited:
         lines.append("Evidence: " + ", ".join(cited) + ".")
+    from hookspecs.scrub import scrub_text
+
     return scrub_text("\n".join(lines).strip(), limit=MAX_REASON)
 
 
@@ -171,17 +174,23 @@ def decide(
     state = load_state(where)
     if unchanged(Path(path), Seen.from_state(state)):  # reads at most the last window, parses nothing
         return {}, {"last_skip": "unchanged"}
+    patches = list(args.patch or [])
+    settled = quiet.still_quiet(state.get("quiet"), home, args.profile, patches)
+    if settled is not None:
+        # the plugin said no review for any turn, and nothing it read has changed (:mod:`.quiet`)
+        seen_now = Seen.of_path(Path(path))
+        return {}, {"last_skip": "quiet", "last_reason_code": settled, **(seen_now.to_state() if seen_now else {})}
     # the importers, the host and the plugins load only now that there is something to decide
     from .governed import review_governed
     from .lag import drop_flushed, lagged_note, with_last_message
-    from .reader import read_source
     from .review import run_trio
     from .workspace import choose_workspace
 
-    read = read_source(Path(path))
-    seen = Seen.of_bytes(read.raw).to_state()
-    fmt = AGENTS[args.agent]
+    inputs = quiet.snapshot(home, args.profile, patches)
     record = ImportRecord.from_json(state.get("import"))
+    read = read_new(Path(path), record, home)
+    seen = Seen.of_source(read).to_state()
+    fmt = AGENTS[args.agent]
     # the transcript may lag the Stop: its final message comes from the input (:mod:`.lag`)
     flushed = drop_flushed(read, state.get("lagged_message"), fmt, imported_through=record.lines if record else None)
     source = with_last_message(flushed, hook.get("last_assistant_message"), fmt)
@@ -222,10 +231,27 @@ def decide(
         "workspace": workspace.to_json(),
         # kept so the next Stop does not import the message again once it is flushed
         "lagged_message": lagged_note(flushed, source) if outcome.session_id else None,
+        "quiet": quiet.memo(outcome.reason_code or "", inputs) if outcome.prechecked else None,
     }
     if outcome.phase == "report":
         return {"decision": "block", "reason": feedback(outcome)}, note
     return {}, note
+
+
+def read_new(path: Path, record: ImportRecord | None, home: Path) -> TranscriptSource:
+    """What the Stop imports: only the lines appended since the recorded import
+    when its session goes on (:func:`.reader.read_appended`), else the whole file."""
+    from .reader import read_appended, read_source
+    from .session import continuation
+
+    if record is not None and record.appendable and record.path == transcript_key(path):
+        assert record.head_sha256 is not None and record.tail_sha256 is not None
+        appended = read_appended(
+            path, size=record.size, lines=record.lines, head_sha256=record.head_sha256, tail_sha256=record.tail_sha256
+        )
+        if appended is not None and continuation(record, appended, home).session_id is not None:
+            return appended
+    return read_source(path)
 
 
 def review_bound(timeout: float, deadline: float | None) -> float:
@@ -269,6 +295,7 @@ def run_hook(argv: Sequence[str], deadline: float | None = None) -> dict[str, An
 
 def _fail(message: str) -> None:
     from harness.cli.render import visible  # only on failure: it loads the contract's values
+    from hookspecs.scrub import scrub_text
 
     # one line, whatever the message holds (a path with a newline, a multi-line OS error)
     line = " ".join(visible(scrub_text(message, limit=2000)).split())

@@ -21,6 +21,8 @@ from __future__ import annotations
 import hashlib
 from typing import Any
 
+import attrs
+
 from .model import Format
 from .reader import TranscriptSource
 
@@ -39,9 +41,7 @@ def with_last_message(source: TranscriptSource, message: Any, format: Format) ->
     if message.strip() in "\n".join(_texts_since_input(source.entries, format)):
         return source
     line = source.lines
-    return TranscriptSource(
-        path=source.path, raw=source.raw, entries=[*source.entries, (line, _entry(message, format))]
-    )
+    return attrs.evolve(source, entries=[*source.entries, (line, _entry(message, format))])
 
 
 def lagged_note(source: TranscriptSource, added: TranscriptSource) -> dict[str, Any] | None:
@@ -67,7 +67,7 @@ def drop_flushed(
         text = _assistant_text(entry, format)
         if text is not None and _digest(text) == note.get("sha256"):
             entries[index] = (line, dict(_BLANK[format]))
-            return TranscriptSource(path=source.path, raw=source.raw, entries=entries)
+            return attrs.evolve(source, entries=entries)
     return source
 
 

@@ -53,6 +53,19 @@ class ImportedTranscript:
     #: the first transcript line this import covers (a later import of a grown
     #: transcript starts after the lines an earlier one imported)
     first_line: int = 1
+    #: what the import of the lines after this one needs (JSON, kept in the
+    #: record), after every line and as it was where the newest turn started
+    #: (``(line, state)``: an import that holds that turn back)
+    state: dict[str, Any] = attrs.field(factory=dict)
+    turn_state: tuple[int, dict[str, Any]] | None = None
+
+    def state_through(self, line: int) -> dict[str, Any] | None:
+        """The state after line ``line``: after all of them, or before the newest turn."""
+        if line >= self.lines:
+            return self.state
+        if self.turn_state is not None and self.turn_state[0] == line + 1:
+            return self.turn_state[1]
+        return None
 
     def line_of_seq(self, seq: int) -> int | None:
         """The source line of the ``seq``-th event of this import."""

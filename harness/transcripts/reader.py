@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
+import stat
 from pathlib import Path
 from typing import Any
 
@@ -19,37 +21,70 @@ from .model import Format, ImportedTranscript, TranscriptError
 
 #: a transcript larger than this is refused rather than read into memory
 MAX_BYTES = 256 * 1024 * 1024
+#: the bytes at each end of an imported prefix whose digests say it is unchanged
+WINDOW = 64 * 1024
 
 
 @attrs.frozen(kw_only=True)
 class TranscriptSource:
-    """A transcript file as read: its bytes and its entries (``(line, object)``)."""
+    """A transcript file as read: its bytes and its entries (``(line, object)``).
+
+    A whole read has ``offset`` 0. An appended read (:func:`read_appended`)
+    holds only the bytes after an earlier import's end (``offset`` bytes,
+    ``base_line`` lines), with the file's first :data:`WINDOW` bytes
+    (``head``) and the :data:`WINDOW` bytes before ``offset`` (``before``), so
+    the record of what it imported can be written without the rest."""
 
     path: Path
     raw: bytes
     entries: list[tuple[int, dict[str, Any]]]
+    offset: int = 0
+    base_line: int = 0
+    head: bytes = b""
+    before: bytes = b""
     #: digests already taken, by size: a Stop hashes the whole file more than once
     _digests: dict[int, str] = attrs.field(factory=dict, init=False, eq=False, repr=False)
 
     @property
     def lines(self) -> int:
-        return self.entries[-1][0]
+        return self.entries[-1][0] if self.entries else self.base_line
+
+    @property
+    def size(self) -> int:
+        """The file's size as read."""
+        return self.offset + len(self.raw)
 
     def size_through(self, line: int) -> int:
         """The number of bytes up to and including line ``line`` and its newline."""
-        size = 0
-        for number, chunk in enumerate(self.raw.split(b"\n"), start=1):
+        size = self.offset
+        for number, chunk in enumerate(self.raw.split(b"\n"), start=self.base_line + 1):
             if number > line:
                 break
             size += len(chunk) + 1
-        return min(size, len(self.raw))
+        return min(size, self.size)
 
     def digest(self, size: int | None = None) -> str:
-        """sha256 of the first ``size`` bytes (all of them by default)."""
+        """sha256 of the first ``size`` bytes (all of them by default); a whole read only."""
+        if self.offset:
+            raise ValueError("an appended read has no digest of the whole prefix")
         size = len(self.raw) if size is None else size
         if size not in self._digests:
             self._digests[size] = hashlib.sha256(self.raw[:size]).hexdigest()
         return self._digests[size]
+
+    def windows(self, size: int) -> tuple[str, str]:
+        """sha256 of the first and of the last :data:`WINDOW` bytes of the file's first ``size`` bytes."""
+        if size < self.offset or max(0, size - WINDOW) < self.offset - len(self.before):
+            raise ValueError(f"size {size} is outside what was read")
+        first = (self.head + self.raw)[: min(WINDOW, size)] if self.offset else self.raw[: min(WINDOW, size)]
+        start = self.offset - len(self.before)
+        joined = self.before + self.raw
+        last = joined[max(0, size - WINDOW) - start : size - start]
+        return hashlib.sha256(first).hexdigest(), hashlib.sha256(last).hexdigest()
+
+    def tail_window(self) -> bytes:
+        """The file's last :data:`WINDOW` bytes as read."""
+        return (self.before + self.raw)[-WINDOW:]
 
 
 def read_source(path: Path) -> TranscriptSource:
@@ -57,6 +92,73 @@ def read_source(path: Path) -> TranscriptSource:
     label = scrub_text(str(path), limit=300, path_marker=path.name) if path.is_absolute() else str(path)
     raw = read_bytes(path, label)
     return TranscriptSource(path=path, raw=raw, entries=frame(raw, label))
+
+
+def read_appended(path: Path, *, size: int, lines: int, head_sha256: str, tail_sha256: str) -> TranscriptSource | None:
+    """The bytes of ``path`` after its first ``size`` bytes (``lines`` lines),
+    when those still start and end as they did (their first and last
+    :data:`WINDOW` bytes hash to ``head_sha256`` and ``tail_sha256``); else
+    None, and the caller reads the whole file. Reads the two windows and what
+    was appended, never the prefix between them: a Stop costs the same at any
+    length. A change confined to the middle of the prefix that keeps its size
+    and both windows goes unnoticed (an agent's transcript only grows).
+
+    :class:`TranscriptError` for what :func:`read_source` refuses too."""
+    label = scrub_text(str(path), limit=300, path_marker=path.name) if path.is_absolute() else str(path)
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0))
+    except (OSError, ValueError):
+        return None  # the whole read says what is wrong
+    try:
+        info = os.fstat(fd)
+        if not stat.S_ISREG(info.st_mode) or info.st_size < size:
+            return None
+        if info.st_size - size > MAX_BYTES:
+            raise TranscriptError(f"transcript {label}: more than {MAX_BYTES} bytes were appended since the last import")
+        head = _pread(fd, 0, min(WINDOW, size))
+        before = _pread(fd, max(0, size - WINDOW), size - max(0, size - WINDOW))
+        raw = _pread_to_end(fd, size, MAX_BYTES)
+    except OSError:
+        return None
+    finally:
+        os.close(fd)
+    if hashlib.sha256(head).hexdigest() != head_sha256 or hashlib.sha256(before).hexdigest() != tail_sha256:
+        return None
+    # an earlier import that ended on a line without its newline: that line goes on here
+    first = lines + 1 if size == 0 or before.endswith(b"\n") else lines
+    return TranscriptSource(
+        path=path,
+        raw=raw,
+        entries=frame(raw, label, first=first, allow_empty=True),
+        offset=size,
+        base_line=lines,
+        head=head,
+        before=before,
+    )
+
+
+def _pread(fd: int, offset: int, size: int) -> bytes:
+    chunks: list[bytes] = []
+    while size > 0:
+        chunk = os.pread(fd, size, offset)
+        if not chunk:
+            break
+        chunks.append(chunk)
+        offset += len(chunk)
+        size -= len(chunk)
+    return b"".join(chunks)
+
+
+def _pread_to_end(fd: int, offset: int, limit: int) -> bytes:
+    chunks: list[bytes] = []
+    total = 0
+    while total <= limit:
+        chunk = os.pread(fd, 1 << 20, offset + total)
+        if not chunk:
+            break
+        chunks.append(chunk)
+        total += len(chunk)
+    return b"".join(chunks)
 
 
 def import_transcript(
@@ -80,34 +182,49 @@ def import_source(
     after_line: int = 0,
     turns_before: int = 0,
     workspace: str | Path | None = None,
+    state: dict[str, Any] | None = None,
 ) -> ImportedTranscript:
     """The events of the lines after ``after_line`` (0: all of them).
 
-    A later import of a grown transcript passes the line an earlier import
-    ended at and the number of turns its session holds now: the earlier lines
-    are replayed without events, so the new events continue the session.
+    A later import of a grown transcript goes on from where an earlier one
+    ended: from the earlier import's ``state`` (an appended read, which holds
+    only the new lines), or by replaying the earlier lines without events
+    (``after_line``; a record an earlier version wrote has no state). Either
+    way the new turns are numbered after the ``turns_before`` turns the
+    session holds now.
     """
     entries = source.entries
-    chosen = format or detect(entries)
+    if source.offset and state is None:
+        raise ValueError("an appended read needs the state of the import it continues")
+    resumed_from = state if source.offset else None
+    chosen = _format_of_state(resumed_from) or format or detect(entries)
     parser = codex if chosen == "codex" else claude_code
-    source_id, cwd = parser.source_of(entries)
+    if resumed_from is not None:
+        source_id, cwd = resumed_from.get("source_id"), resumed_from.get("cwd")
+        after_line = source.base_line
+    else:
+        source_id, cwd = parser.source_of(entries)
     builder = EventBuilder(
         workspace=str(workspace) if workspace is not None else None,
         source={"kind": "model", "provider": "anthropic" if chosen == "claude-code" else "openai", "model": "unknown"},
-        after_line=after_line,
+        after_line=0 if resumed_from is not None else after_line,
     )
-    resumed = after_line == 0
+    if resumed_from is not None:
+        builder.restore(resumed_from, turns_before=turns_before)
+    resumed = after_line == 0 or resumed_from is not None
     for line, entry in entries:
         if not resumed and line > after_line:
             builder.continue_after(turns_before)
             resumed = True
-        builder.line, builder.replaying = line, line <= after_line
+        builder.line, builder.replaying = line, line <= after_line and resumed_from is None
         parser.feed(builder, line, entry)
     events = builder.finish(source.lines)
+    about = {"format": chosen, "source_id": source_id, "cwd": cwd}
+    turn = builder.turn_start_line()
     return ImportedTranscript(
         format=chosen,
-        source_id=source_id,
-        cwd=cwd,
+        source_id=source_id if isinstance(source_id, str) else None,
+        cwd=cwd if isinstance(cwd, str) else None,
         events=tuple(events),
         lines=source.lines,
         first_line=after_line + 1,
@@ -115,7 +232,14 @@ def import_source(
         unknown=dict(builder.unknown),
         unknown_lines={kind: list(lines) for kind, lines in builder.unknown_lines.items()},
         synthesised=builder.synthesised,
+        state={**builder.state(), **about},
+        turn_state=(turn, {**builder.state_before(turn), **about}) if turn is not None else None,
     )
+
+
+def _format_of_state(state: dict[str, Any] | None) -> Format | None:
+    value = state.get("format") if state is not None else None
+    return "codex" if value == "codex" else "claude-code" if value == "claude-code" else None
 
 
 def read_bytes(path: Path, label: str) -> bytes:
@@ -131,23 +255,24 @@ def read_bytes(path: Path, label: str) -> bytes:
         raise TranscriptError(f"transcript {label}: not a valid path") from None
 
 
-def frame(raw: bytes, label: str) -> list[tuple[int, dict[str, Any]]]:
-    """``(line number, object)`` for every non-blank line."""
+def frame(raw: bytes, label: str, *, first: int = 1, allow_empty: bool = False) -> list[tuple[int, dict[str, Any]]]:
+    """``(line number, object)`` for every non-blank line (the first is line ``first``)."""
     lines = raw.split(b"\n")
+    last = first + len(lines) - 1
     entries: list[tuple[int, dict[str, Any]]] = []
-    for number, chunk in enumerate(lines, start=1):
+    for number, chunk in enumerate(lines, start=first):
         if not chunk.strip():
             continue
         try:
             value = json.loads(chunk.decode("utf-8", errors="surrogateescape"))
         except (ValueError, RecursionError) as exc:
-            cut = number == len(lines) and not raw.endswith(b"\n")
+            cut = number == last and not raw.endswith(b"\n")
             what = "is cut short (no newline, not complete JSON)" if cut else f"is not JSON ({_reason(exc)})"
             raise TranscriptError(f"{label}:{number}: line {number} {what}") from None
         if not isinstance(value, dict):
             raise TranscriptError(f"{label}:{number}: line {number} is not a JSON object")
         entries.append((number, value))
-    if not entries:
+    if not entries and not allow_empty:
         raise TranscriptError(f"{label}: the transcript has no entries")
     return entries
 

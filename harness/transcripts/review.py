@@ -69,6 +69,9 @@ class ReviewOutcome:
     restarted: str | None = None
     #: the directory the reviewer's file tools were confined to, or why it had none
     workspace: Workspace | None = None
+    #: the plugin's settings-only pre-check said no (opened no cycle): the
+    #: answer holds until its settings change (:mod:`.quiet`)
+    prechecked: bool = False
 
     @property
     def quiet(self) -> bool:

@@ -19,9 +19,12 @@ import hashlib
 import os
 import stat
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import attrs
+
+if TYPE_CHECKING:
+    from .reader import TranscriptSource
 
 #: the bytes at the end of the seen transcript whose digest is compared
 WINDOW = 64 * 1024
@@ -38,8 +41,33 @@ class Seen:
         return cls(size=len(raw), tail_sha256=hashlib.sha256(raw[-WINDOW:] if raw else b"").hexdigest())
 
     @classmethod
+    def of_source(cls, source: TranscriptSource) -> Seen:
+        """What a Stop saw of the transcript it read (whole, or what was appended)."""
+        return cls(size=source.size, tail_sha256=hashlib.sha256(source.tail_window()).hexdigest())
+
+    @classmethod
     def of_file(cls, path: Path) -> Seen:
         return cls.of_bytes(Path(path).read_bytes())
+
+    @classmethod
+    def of_path(cls, path: Path) -> Seen | None:
+        """What a Stop sees of ``path`` now, reading only its last window; None
+        for anything but a readable regular file."""
+        try:
+            fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0))
+        except (OSError, ValueError):
+            return None
+        try:
+            info = os.fstat(fd)
+            if not stat.S_ISREG(info.st_mode):
+                return None
+            start = max(0, info.st_size - WINDOW)
+            tail = _read_at(fd, start, info.st_size - start)
+        except OSError:
+            return None
+        finally:
+            os.close(fd)
+        return None if tail is None else cls(size=info.st_size, tail_sha256=hashlib.sha256(tail).hexdigest())
 
     def to_state(self) -> dict[str, Any]:
         return {"seen_size": self.size, "seen_tail_sha256": self.tail_sha256}

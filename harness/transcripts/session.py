@@ -127,7 +127,10 @@ def import_into(
 def append_imported(log: Session, events: Iterable[ImportedEvent]) -> None:
     """Append imported events; a compaction summary shadows every history event
     the session holds before it (the relays and notes of earlier reviews too)."""
-    history = [event.seq for event in log.events if event.type in HISTORY_TYPES]
+    events = list(events)
+    compacts = any(event.type == EventTypes.COMPACTION_SUMMARY for event in events)
+    # only a compaction needs the history so far (a log opened to append has none loaded)
+    history = [event.seq for event in log.events if event.type in HISTORY_TYPES] if compacts else []
     for event in events:
         data = event.data
         if event.type == EventTypes.COMPACTION_SUMMARY:
@@ -150,31 +153,81 @@ def write_offline(
     the appends): a new session, or the recorded one continued.
 
     With ``hold_last_turn`` the import's last turn is not written but returned
-    (``held``), and the record says what the session holds without it."""
+    (``held``), and the record says what the session holds without it.
+
+    An appended read (``source.offset``) continues its recorded session from
+    the record's importer state, and the session is opened to append only
+    (:meth:`SessionStore.open_tail`): neither the transcript's nor the
+    session's earlier part is read. A compaction among the new lines, or a log
+    whose end cannot be trusted, opens the session whole."""
     where = continuation(record, source, home)
     store = SessionStore(sessions_dir=home / SESSIONS_DIR, on_event=lambda _log, _event: None, now_ms=now_ms)
     if where.session_id is None:
+        if source.offset:
+            raise ValueError("an appended read continues its recorded session only")
         transcript = import_source(source, format=format, workspace=workspace.path)
         log = store.create(SessionHeader(id=new_session_id(transcript), created_at=now_ms()))
     else:
-        log = store.open(where.session_id)
-        transcript = import_into(log.events, source, format=format, after_line=where.after_line, workspace=workspace)
+        log, transcript = _open_and_import(store, where, source, record, format=format, workspace=workspace)
     base = log.seq
     events, held = split_last_turn(transcript.events) if hold_last_turn else (transcript.events, ())
     try:
         append_imported(log, events)
     finally:
         log.close()
+    through = held[0].line - 1 if held else None
+    state = transcript.state_through(through) if through is not None else transcript.state
     return Imported(
         session_id=log.id,
         workspace=host_cwd(workspace, home),
         transcript=transcript,
-        record=ImportRecord.of(log.id, source, through=held[0].line - 1 if held else None),
+        record=ImportRecord.of(log.id, source, through=through, importer=state),
         created=where.session_id is None,
         restarted=where.restarted,
         base_seq=base,
         held=held,
     )
+
+
+def _open_and_import(
+    store: SessionStore,
+    where: Continuation,
+    source: TranscriptSource,
+    record: ImportRecord | None,
+    *,
+    format: Format | None,
+    workspace: Workspace,
+) -> tuple[Any, ImportedTranscript]:
+    assert where.session_id is not None
+    if source.offset and record is not None and record.importer is not None:
+        opened = store.open_tail(where.session_id)
+        if opened is not None:
+            log, turns = opened
+            transcript = import_source(
+                source, format=format, turns_before=turns, workspace=workspace.path, state=record.importer
+            )
+            if not any(event.type == EventTypes.COMPACTION_SUMMARY for event in transcript.events):
+                return log, transcript
+            store.close(log.id)  # a compaction shadows the history so far: the log is needed whole
+        return _open_whole(store, where.session_id, source, record, format=format, workspace=workspace)
+    log = store.open(where.session_id)
+    return log, import_into(log.events, source, format=format, after_line=where.after_line, workspace=workspace)
+
+
+def _open_whole(
+    store: SessionStore,
+    session_id: str,
+    source: TranscriptSource,
+    record: ImportRecord | None,
+    *,
+    format: Format | None,
+    workspace: Workspace,
+) -> tuple[Any, ImportedTranscript]:
+    log = store.open(session_id)
+    turns = sum(1 for event in log.events if event.type == EventTypes.TURN_START)
+    state = record.importer if record is not None else None
+    transcript = import_source(source, format=format, turns_before=turns, workspace=workspace.path, state=state)
+    return log, transcript
 
 
 def split_last_turn(
