@@ -352,13 +352,13 @@ def main() -> None:
     parser.add_argument("--non-ascii", type=float, default=0.02, help="share of non-ASCII words in messages")
     parser.add_argument("--window", type=int, default=128_000, help="the reviewer model's context window (tokens)")
     parser.add_argument("--dir", default=None, help="parent of the temporary DSH_HOME (e.g. /dev/shm)")
-    parser.add_argument("--quick", action="store_true", help="sizes 1000,10000,100000 with 2 resumes x (1 + 4 warm)")
+    parser.add_argument("--quick", action="store_true", help="sizes 1000,5000 (primed in the background), 1 resume x (1 + 2 warm)")
     parser.add_argument("--profile", type=int, default=0, metavar="SIZE", help="cProfile the warm cycles at one size instead")
     parser.add_argument("--profile-resume", action="store_true", help="with --profile: the first cycle after resume")
     args = parser.parse_args()
     args.sizes = [int(s) for s in args.sizes.split(",") if s]
     if args.quick:
-        args.sizes, args.resumes, args.warm = [1000, 10_000, 100_000], 2, 4
+        args.sizes, args.resumes, args.warm = [1000, 5000], 1, 2
     logging.getLogger("bench-host").setLevel(logging.WARNING)
     with temp_dsh_home(parent=args.dir) as home:
         trio.run(run, args, home.parent)
