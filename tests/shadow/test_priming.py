@@ -137,7 +137,7 @@ async def test_the_primed_projection_frames_the_prompt_a_full_one_does(tmp_path:
         events = root.session.events
         last = events[-1].seq
         primed = projector.project(events, last, capture=capture)
-        full = project(events, last, capture=capture)
+        full = project(events, last, capture=capture)  # type: ignore[arg-type]
         assert primed == full
         total = u16len(full.text)
         for chars in (0, 400, 411, 423, 437, 452, 600, 950, 1500, total // 2, total + 2000):
