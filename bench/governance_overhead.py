@@ -68,7 +68,7 @@ import trio
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from _common import compare_many, profile, temp_dsh_home
+from _common import compare_many, fs_type, profile, temp_dsh_home
 from projection import generate
 
 from harness.host import open_host
@@ -298,7 +298,7 @@ async def run(args: argparse.Namespace, home: Path) -> None:
                 targets={"governance on": TARGET},
                 units=args.reports,
                 unit="reports",
-                title=f"\nledger on {fast_dir.parent} ({_fs(fast_dir)})",
+                title=f"\nledger on {fast_dir.parent} ({fs_type(fast_dir)})",
             )
             print(per_report(main, args.reports))
             print(f"  ledger writes (write-ahead, atomic, fsynced) in an untimed pass of {args.reports:,}: {writes:,}")
@@ -318,7 +318,7 @@ async def run(args: argparse.Namespace, home: Path) -> None:
                     targets={"governance on": TARGET},
                     units=args.disk_reports,
                     unit="reports",
-                    title=f"\nledger on {disk_dir.parent} ({_fs(disk_dir)}), {args.disk_reports} reports per sample (wall matters here: fsync)",
+                    title=f"\nledger on {disk_dir.parent} ({fs_type(disk_dir)}), {args.disk_reports} reports per sample (wall matters here: fsync)",
                 )
                 d = disk["governance on"]
                 print(
@@ -335,7 +335,7 @@ async def run(args: argparse.Namespace, home: Path) -> None:
     c = main["governance on"]
     print(
         f"\nsummary"
-        f"\n  accept path, governance on / off, {args.reports:,} reports, ledger on {_fs_name(args.ledger_dir)}: "
+        f"\n  accept path, governance on / off, {args.reports:,} reports, ledger on {args.ledger_dir or tempfile.gettempdir()}: "
         f"{c.ratio:.2f}x cpu, {c.b.extra_median('wall') / c.a.extra_median('wall'):.2f}x wall (target <= {TARGET:g}) {'OK' if c.ok else 'OVER'}"
         f"\n    review window only: {main['review window only'].ratio:.2f}x   ledger debit only: {main['ledger debit only'].ratio:.2f}x"
     )
@@ -369,23 +369,6 @@ def _count_cooldowns(path: AcceptPath, rt: ShadowRuntime, state: OwnerState, n: 
     finally:
         del rt.coordination.record_review
     return f"{installs} cooldowns, {escalations} escalations"
-
-
-def _fs(path: Path) -> str:
-    try:
-        with open("/proc/mounts") as mounts:
-            best = ("", "?")
-            for line in mounts:
-                parts = line.split()
-                if len(parts) > 2 and str(path).startswith(parts[1]) and len(parts[1]) > len(best[0]):
-                    best = (parts[1], parts[2])
-        return best[1]
-    except OSError:
-        return "?"
-
-
-def _fs_name(directory: str | None) -> str:
-    return directory or tempfile.gettempdir()
 
 
 def main() -> None:

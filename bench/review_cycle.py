@@ -66,7 +66,7 @@ import trio
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from _common import fmt_seconds, temp_dsh_home
+from _common import TaskClock, fmt_seconds, temp_dsh_home
 from _scripted import RoutedAdapter
 from projection import generate
 
@@ -84,6 +84,8 @@ WARM_TARGET = 2.0
 RESUME_TARGET = 3.0
 ROOT_ID = "bench-root"
 RELAY_KIND = "shadow-report"
+#: the runtime's background projection of a resumed log
+PRIMING_TASK = "shadow-mind:prime-projection"
 
 SCRIPT = """
 models:
@@ -137,30 +139,12 @@ class CycleAdapter(RoutedAdapter):
         return index
 
 
-class PrimingClock(trio.abc.Instrument):
-    """CPU seconds spent in the steps of the runtime's priming task."""
-
-    TASK = "shadow-mind:prime-projection"
-
-    def __init__(self) -> None:
-        self.cpu = 0.0
-        self._started = 0.0
-
-    def before_task_step(self, task: trio.lowlevel.Task) -> None:
-        if task.name == self.TASK:
-            self._started = time.process_time()
-
-    def after_task_step(self, task: trio.lowlevel.Task) -> None:
-        if task.name == self.TASK:
-            self.cpu += time.process_time() - self._started
-
-
 class Stopwatch:
     """Timestamps the root's tool-turn end and the relay's insertion; a
     sample's CPU leaves out priming steps inside the window (``priming`` adds
     all of them once, for the first cycle after a resume)."""
 
-    def __init__(self, priming: PrimingClock) -> None:
+    def __init__(self, priming: TaskClock) -> None:
         self.priming = priming
         self.turn_end: tuple[float, float, float] | None = None
         self.samples: list[tuple[float, float]] = []
@@ -222,7 +206,7 @@ async def one_host(
     priming task's CPU; also returns (resume CPU, priming CPU)."""
     adapter = CycleAdapter.from_text(SCRIPT.format(window=window), source="<bench>")
     assert isinstance(adapter, CycleAdapter)
-    priming = PrimingClock()
+    priming = TaskClock(PRIMING_TASK)
     watch = Stopwatch(priming)
     rows = [
         ProfileRow(id="shadow-mind-runtime", name="shadow-mind-runtime", config={"resultBatchWindowMs": 0}, layer="bench"),
