@@ -34,6 +34,8 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 
+import trio
+
 Timed = Callable[[], "float | Mapping[str, float] | None"]
 
 
@@ -226,6 +228,24 @@ def summary(comparisons: Sequence[tuple[str, Comparison]]) -> bool:
     return all_ok
 
 
+class TaskClock(trio.abc.Instrument):
+    """A trio instrument: CPU seconds spent in the steps of tasks named ``name``
+    (background work that runs whenever the scheduler lets it)."""
+
+    def __init__(self, name: str) -> None:
+        self.name = name
+        self.cpu = 0.0
+        self._started = 0.0
+
+    def before_task_step(self, task: trio.lowlevel.Task) -> None:
+        if task.name == self.name:
+            self._started = time.process_time()
+
+    def after_task_step(self, task: trio.lowlevel.Task) -> None:
+        if task.name == self.name:
+            self.cpu += time.process_time() - self._started
+
+
 @contextmanager
 def temp_dsh_home(prefix: str = "dsh-bench-", parent: str | None = None) -> Iterator[Path]:
     """A throwaway ``<tmp>/home`` exported as ``$DSH_HOME`` for the duration.
@@ -277,3 +297,17 @@ def profiled(fn: Callable[..., Awaitable[object]], *, top: int = 30, focus: str 
         pstats.Stats(prof).strip_dirs().sort_stats("tottime").print_stats(top)
 
     return wrapper
+
+
+def fs_type(path: Path) -> str:
+    """The file system ``path`` lives on (``tmpfs``, ``ext4``...), from /proc/mounts; ``?`` if unknown."""
+    try:
+        with open("/proc/mounts") as mounts:
+            best = ("", "?")
+            for line in mounts:
+                parts = line.split()
+                if len(parts) > 2 and str(path).startswith(parts[1]) and len(parts[1]) > len(best[0]):
+                    best = (parts[1], parts[2])
+        return best[1]
+    except OSError:
+        return "?"

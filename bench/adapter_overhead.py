@@ -1,25 +1,36 @@
 """How much the openai-compatible adapter costs over reading the same bytes raw.
 
-Starts the loopback test server (``tests/harness/openai/server.py``, imported
-by path so the bench and the tests share one server), scripts a ~1 MB SSE
-answer of realistic DeepSeek-shaped text deltas, and times, per repetition:
+The loopback test server (``tests/harness/openai/server.py``, imported by
+path so the bench and the tests share one server) runs in **another
+process** (this script with ``--serve``), as a provider does: its own cost is
+in neither timing, so the ratio is what the client side of the adapter costs.
+(With the server in the same trio loop, its fixed cost padded both sides and
+flattered the ratio.) The server answers every request with the same ~1 MB
+SSE answer of realistic DeepSeek-shaped text deltas; per repetition, in
+alternating order, the client process times:
 
-* raw: ``httpx.AsyncClient.stream("POST", ...)`` + ``aiter_bytes()``;
-* adapter: ``OpenAICompatibleAdapter.stream(...)`` until the finish chunk.
+* raw: ``httpx.AsyncClient.stream("POST", ...)`` + ``aiter_bytes()`` -- reads
+  the bytes and nothing else;
+* adapter: ``OpenAICompatibleAdapter.stream(...)`` until the finish chunk --
+  the same request and bytes, parsed into stream chunks.
 
 Two framings are measured: ``per-event`` (one HTTP chunk per SSE event, as
 providers write them; the headline number) and ``bulk`` (events packed into
 16 KiB HTTP chunks: raw reading becomes a handful of large reads, so this is
-the worst case for per-event parsing). The server runs in the same trio run,
-so its cost is in both timings. Run: ``python bench/adapter_overhead.py``.
+the worst case for per-event parsing). The ratio is of wall medians; the
+client process's CPU medians are shown alongside. Run:
+``python bench/adapter_overhead.py [-n 7] [--quick]``.
 """
 
 from __future__ import annotations
 
 import argparse
+import functools
 import statistics
+import subprocess
 import sys
 import time
+from collections.abc import Awaitable, Callable
 from pathlib import Path
 
 import httpx
@@ -69,61 +80,118 @@ def pack(events: list[bytes], size: int) -> list[bytes]:
     return out
 
 
-async def time_raw(client: httpx.AsyncClient, url: str) -> tuple[float, int]:
-    start = time.perf_counter()
-    total = 0
+Sample = tuple[float, float]  # wall, client CPU
+
+
+async def time_raw(client: httpx.AsyncClient, url: str) -> Sample:
+    wall, cpu = time.perf_counter(), time.process_time()
     async with client.stream("POST", url + "/chat/completions", json={"model": "m", "stream": True}) as response:
-        async for block in response.aiter_bytes():
-            total += len(block)
-    return time.perf_counter() - start, total
+        async for _block in response.aiter_bytes():
+            pass
+    return time.perf_counter() - wall, time.process_time() - cpu
 
 
-async def time_adapter(adapter: OpenAICompatibleAdapter, request: LlmRequest) -> tuple[float, int]:
-    start = time.perf_counter()
-    chunks = 0
+async def time_adapter(adapter: OpenAICompatibleAdapter, request: LlmRequest) -> Sample:
+    wall, cpu = time.perf_counter(), time.process_time()
     async for _chunk in adapter.stream(request, CancelToken()):
-        chunks += 1
-    return time.perf_counter() - start, chunks
+        pass
+    return time.perf_counter() - wall, time.process_time() - cpu
 
 
-async def run(repetitions: int) -> dict[str, float]:
-    events = sse_events(TARGET_BYTES)
-    total_bytes = sum(len(e) for e in events)
-    framings = {"per-event": events, "bulk": pack(events, 16 * 1024)}
+def framed(name: str, target: int) -> list[bytes]:
+    events = sse_events(target)
+    return events if name == "per-event" else pack(events, 16 * 1024)
+
+
+async def serve(name: str, target: int) -> None:
+    """The ``--serve`` side: answer every request with the framing's body;
+    prints the port, stops when stdin closes (the bench process went away)."""
+    async with trio.open_nursery() as nursery:
+        server = ScriptedServer(default=Reply.sse(framed(name, target)))
+        await server.start(nursery)
+        print(server.port, flush=True)
+        await trio.to_thread.run_sync(sys.stdin.read)
+        nursery.cancel_scope.cancel()
+
+
+def start_server(name: str, target: int) -> tuple[subprocess.Popen[str], str]:
+    proc = subprocess.Popen(
+        [sys.executable, __file__, "--serve", name, "--bytes", str(target)],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        text=True,
+    )
+    assert proc.stdout is not None
+    line = proc.stdout.readline().strip()
+    if not line.isdigit():
+        proc.kill()
+        raise SystemExit(f"the {name} server process did not start (it printed {line!r})")
+    return proc, f"http://127.0.0.1:{line}/v1"
+
+
+def stop_server(proc: subprocess.Popen[str]) -> None:
+    assert proc.stdin is not None
+    proc.stdin.close()
+    try:
+        proc.wait(timeout=10)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        proc.wait()
+
+
+def median_of(samples: list[Sample], index: int) -> float:
+    return statistics.median(s[index] for s in samples)
+
+
+async def run(repetitions: int, target: int) -> dict[str, float]:
+    events = sse_events(target)
     request = LlmRequest(provider="bench", model="m", system="", messages=(create_user_message("go"),))
     ratios: dict[str, float] = {}
-    print(f"SSE body: {total_bytes / 1e6:.2f} MB, {len(events)} events; {repetitions} repetitions (median)")
-    async with trio.open_nursery() as nursery:
-        for name, body in framings.items():
-            server = ScriptedServer(default=Reply.sse(body))
-            await server.start(nursery)
-            config = parse_config({"provider": "bench", "base_url": server.base_url})
-            adapter = OpenAICompatibleAdapter(config, trust_env=False)
+    print(
+        f"SSE body: {sum(len(e) for e in events) / 1e6:.2f} MB, {len(events)} events; server in another process; "
+        f"{repetitions} repetitions (median, alternating order)"
+    )
+    for name in ("per-event", "bulk"):
+        proc, url = start_server(name, target)
+        try:
+            adapter = OpenAICompatibleAdapter(parse_config({"provider": "bench", "base_url": url}), trust_env=False)
             async with httpx.AsyncClient(trust_env=False, timeout=None) as client:
-                await time_raw(client, server.base_url)  # warm up both paths
-                await time_adapter(adapter, request)
-                raw: list[float] = []
-                ours: list[float] = []
-                for _ in range(repetitions):
-                    seconds, _size = await time_raw(client, server.base_url)
-                    raw.append(seconds)
-                    seconds, chunks = await time_adapter(adapter, request)
-                    ours.append(seconds)
+                sides: list[Callable[[], Awaitable[Sample]]] = [
+                    functools.partial(time_raw, client, url),
+                    functools.partial(time_adapter, adapter, request),
+                ]
+                for side in sides:  # warm up both paths (connections, imports, caches)
+                    await side()
+                samples: list[list[Sample]] = [[], []]
+                for rep in range(repetitions):
+                    for k in (0, 1) if rep % 2 == 0 else (1, 0):
+                        samples[k].append(await sides[k]())
             await adapter.aclose()
-            ratios[name] = statistics.median(ours) / statistics.median(raw)
-            print(
-                f"{name:>9}: raw httpx {statistics.median(raw) * 1000:7.1f} ms | "
-                f"adapter {statistics.median(ours) * 1000:7.1f} ms ({chunks} chunks) | ratio {ratios[name]:.2f}x"
-            )
-        nursery.cancel_scope.cancel()
+        finally:
+            stop_server(proc)
+        raw, ours = samples
+        ratios[name] = median_of(ours, 0) / median_of(raw, 0)
+        print(
+            f"{name:>9}: raw httpx {median_of(raw, 0) * 1000:7.1f} ms (cpu {median_of(raw, 1) * 1000:6.1f} ms) | "
+            f"adapter {median_of(ours, 0) * 1000:7.1f} ms (cpu {median_of(ours, 1) * 1000:6.1f} ms) | "
+            f"ratio {ratios[name]:.2f}x (cpu {median_of(ours, 1) / median_of(raw, 1):.2f}x)"
+        )
     return ratios
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
     parser.add_argument("-n", "--repetitions", type=int, default=7)
+    parser.add_argument("--bytes", type=int, default=TARGET_BYTES, help="size of the SSE answer")
+    parser.add_argument("--quick", action="store_true", help="a 100 kB answer, 2 repetitions (a smoke run)")
+    parser.add_argument("--serve", choices=("per-event", "bulk"), help=argparse.SUPPRESS)
     args = parser.parse_args()
-    ratios = trio.run(run, args.repetitions)
+    if args.serve:
+        trio.run(serve, args.serve, args.bytes)
+        return
+    if args.quick:
+        args.bytes, args.repetitions = 100_000, 2
+    ratios = trio.run(run, args.repetitions, args.bytes)
     verdict = "within" if ratios["per-event"] <= 1.5 else "above"
     print(f"per-event ratio {ratios['per-event']:.2f}x: {verdict} the 1.5x target")
     print(

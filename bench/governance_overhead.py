@@ -14,11 +14,16 @@ reports (default 10,000), in the runtime's order:
 
 ``governance on`` adds, where ``decide_outcome`` calls them:
 
-* ``rt.spend(state, chars, entry, "report")`` — ``BudgetLedger.debit``: the
-  write-ahead spend record (``write_atomic``: temp file, fsync, rename);
-* ``rt.record_review(entry, verdict, refs)`` — ``coordination.record_review``:
-  the review-window record, the four stagnation detectors and, when one fires,
-  the ladder's action (cooldown or reserved escalation).
+* ``rt.budget.spend(state, chars, entry, "report")`` — ``BudgetLedger.debit``:
+  the write-ahead spend record (``write_atomic``: temp file, fsync, rename).
+  The ledger persists only while a budget is configured, so the bench's
+  runtime row sets ``sessionShadowHardBudgetChars`` (high enough never to
+  bind): without it the debit is an in-memory no-op and the comparison
+  measured nothing. The bench counts the ledger's writes in an untimed pass
+  and stops if there is not one per report;
+* ``rt.coordination.record_review(entry, verdict, refs)``: the review-window
+  record, the four stagnation detectors and, when one fires, the ladder's
+  action (cooldown or reserved escalation).
 
 ``governance off`` is the same path with those two calls as no-ops (the
 runtime's own ``state.trigger.spent_chars`` bookkeeping is kept). Two informational
@@ -42,7 +47,7 @@ a real disk here — where each debit pays an ``fsync``.
 
 Target: ``governance on`` / ``governance off`` <= 1.05. Run::
 
-    python bench/governance_overhead.py [--reports 10000] [--reps 5] [--ledger-dir DIR] [--disk-reports 200] [--profile]
+    python bench/governance_overhead.py [--reports 10000] [--reps 5] [--ledger-dir DIR] [--disk-reports 200] [--profile] [--quick]
 """
 
 from __future__ import annotations
@@ -55,6 +60,7 @@ import sys
 import tempfile
 import time
 from collections.abc import Callable
+from collections.abc import Set as AbstractSet
 from pathlib import Path
 from typing import Any
 
@@ -62,7 +68,7 @@ import trio
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from _common import compare_many, profile, temp_dsh_home
+from _common import compare_many, fs_type, profile, temp_dsh_home
 from projection import generate
 
 from harness.host import open_host
@@ -70,6 +76,7 @@ from harness.profiles import ProfileRow
 from hookspecs.protocols import CreateAgentOptions
 from hookspecs.values import AgentOptions, SessionEvent
 from shadow_mind_plugin.contract import narrow_output
+from shadow_mind_plugin.coordination.path import recent_reviews
 from shadow_mind_plugin.core.clock import iso
 from shadow_mind_plugin.core.owner import OwnerState, RunEntry
 from shadow_mind_plugin.core.records import RunView
@@ -77,6 +84,7 @@ from shadow_mind_plugin.output.relay import PendingReport, build_relay
 from shadow_mind_plugin.plugin import runtime_for
 from shadow_mind_plugin.projection import project
 from shadow_mind_plugin.runtime.runtime import ShadowRuntime
+from shadow_mind_plugin.trigger import ledger as ledger_module
 from shadow_mind_plugin.trigger.ledger import BudgetLedger
 from shadow_mind_plugin.utf16 import u16len, u16slice
 from shadow_mind_plugin.vocabulary import Phase, Stage
@@ -88,10 +96,17 @@ WORDS = (
     "result shows no migration ran on the replica so the answer is not supported by the trajectory yet"
 ).split()
 
-RUNTIME_ROW = ProfileRow(id="shadow-mind-runtime", name="shadow-mind-runtime", config={}, layer="bench")
+#: a budget makes the ledger persist (write-ahead, fsynced); never reached here
+BUDGET_CHARS = 10**12
+RUNTIME_ROW = ProfileRow(
+    id="shadow-mind-runtime",
+    name="shadow-mind-runtime",
+    config={"sessionShadowHardBudgetChars": BUDGET_CHARS},
+    layer="bench",
+)
 
 
-def rendered_seqs(events: int = 3000) -> tuple[frozenset[int], int]:
+def rendered_seqs(events: int = 3000) -> tuple[AbstractSet[int], int]:
     """The refs allowlist of a realistic root session's projection."""
     source = generate(seed=11)
     log = [SessionEvent(type=t, seq=i, time=0.0, data=d) for i, (t, d) in zip(range(events), source, strict=False)]
@@ -99,7 +114,7 @@ def rendered_seqs(events: int = 3000) -> tuple[frozenset[int], int]:
     return projection.seqs, log[-1].seq
 
 
-def structured_outputs(n: int, seqs: frozenset[int], seed: int = 5) -> list[dict[str, Any]]:
+def structured_outputs(n: int, seqs: AbstractSet[int], seed: int = 5) -> list[dict[str, Any]]:
     rng = random.Random(seed)
     ordered = sorted(seqs)
     out: list[dict[str, Any]] = []
@@ -122,17 +137,22 @@ def structured_outputs(n: int, seqs: frozenset[int], seed: int = 5) -> list[dict
 class AcceptPath:
     """The accept path over prebuilt runs; ``governance`` picks what runs."""
 
-    def __init__(self, rt: ShadowRuntime, state: OwnerState, entries: list[RunEntry], outputs: list[dict[str, Any]], seqs: frozenset[int]) -> None:
+    def __init__(self, rt: ShadowRuntime, state: OwnerState, entries: list[RunEntry], outputs: list[dict[str, Any]], seqs: AbstractSet[int]) -> None:
         self.rt = rt
         self.state = state
         self.entries = entries
         self.outputs = outputs
         self.seqs = seqs
         self.relayed_chars = 0
+        self.passes = 0
 
     def run(self, n: int, *, window: bool, ledger: bool) -> dict[str, float]:
         rt, state, seqs = self.rt, self.state, self.seqs
         entries, outputs = self.entries, self.outputs
+        # fresh run ids per pass (untimed): the ledger skips a debit id it kept
+        self.passes += 1
+        for i in range(n):
+            entries[i].view.run_id = f"{self.passes:06d}-{i:08d}"
         relayed = 0
         t, w = time.thread_time(), time.perf_counter()
         for i in range(n):
@@ -150,11 +170,11 @@ class AcceptPath:
             if bound > 0 and u16len(content) > bound:
                 content = u16slice(content, 0, bound - 1) + "…" if bound > 1 else u16slice(content, 0, bound)
             if ledger:
-                rt.spend(state, u16len(content), entry, "report")
+                rt.budget.spend(state, u16len(content), entry, "report")
             else:
                 state.trigger.spent_chars += u16len(content)
             if window:
-                rt.record_review(entry, str(output.verdict), output.refs)
+                rt.coordination.record_review(entry, str(output.verdict), output.refs)
             report = PendingReport(
                 epoch=entry.epoch,
                 shadow_id=entry.definition.id,
@@ -183,7 +203,7 @@ class AcceptPath:
 
 def build_entries(rt: ShadowRuntime, state: OwnerState, n: int, watermark: int) -> list[RunEntry]:
     definition = rt.registry.default_definition()
-    cycle = state.cycle_for(watermark)
+    cycle = state.governance.cycle_for(watermark)
     now = iso(rt.now())
     entries = []
     for i in range(n):
@@ -205,6 +225,28 @@ def use_ledger(state: OwnerState, directory: Path, root_id: str, rt: ShadowRunti
     ledger = BudgetLedger.load(directory, root_id, state.root.session.events)
     state.trigger.ledger = ledger
     return ledger
+
+
+def count_writes(path: AcceptPath, ledger: BudgetLedger, n: int) -> int:
+    """One untimed governance-on pass: the ledger's atomic writes (each fsyncs).
+    Stops the bench unless every report wrote the file, as the runtime does."""
+    writes = 0
+    original = ledger_module.write_atomic
+
+    def counting(target: Path, text: str, *args: Any, **kwargs: Any) -> Any:
+        nonlocal writes
+        if target == ledger.path:
+            writes += 1
+        return original(target, text, *args, **kwargs)
+
+    ledger_module.write_atomic = counting  # type: ignore[assignment]
+    try:
+        path.run(n, window=True, ledger=True)
+    finally:
+        ledger_module.write_atomic = original
+    if writes != n or not ledger.path.is_file():
+        raise SystemExit(f"the ledger wrote {writes} times for {n} reports: the bench would not measure the debit")
+    return writes
 
 
 def variants(path: AcceptPath, n: int) -> list[tuple[str, Callable[[], Any]]]:
@@ -241,6 +283,7 @@ async def run(args: argparse.Namespace, home: Path) -> None:
         disk_dir = Path(tempfile.mkdtemp(prefix="dsh-bench-ledger-"))
         try:
             ledger = use_ledger(state, fast_dir, handle.agent.id, rt)
+            writes = count_writes(path, ledger, args.reports)
             if args.profile:
                 path.run(args.reports, window=True, ledger=True)  # warm
                 profile(lambda: path.run(args.reports, window=True, ledger=True), top=25, sort="tottime")
@@ -255,26 +298,27 @@ async def run(args: argparse.Namespace, home: Path) -> None:
                 targets={"governance on": TARGET},
                 units=args.reports,
                 unit="reports",
-                title=f"\nledger on {fast_dir.parent} ({_fs(fast_dir)})",
+                title=f"\nledger on {fast_dir.parent} ({fs_type(fast_dir)})",
             )
             print(per_report(main, args.reports))
+            print(f"  ledger writes (write-ahead, atomic, fsynced) in an untimed pass of {args.reports:,}: {writes:,}")
             cooldowns = _count_cooldowns(path, rt, state, args.reports)
             print(
                 f"  ledger: {ledger.spent_chars:,} chars spent, {len(ledger.debit_ids)} recent debit ids; "
-                f"review window: {len(rt.recent_reviews(state))} entries kept; "
+                f"review window: {len(recent_reviews(state))} entries kept; "
                 f"stagnation actions in one pass of {args.reports:,}: {cooldowns}; relay text {path.relayed_chars / args.reports:.0f} chars/report"
             )
 
             disk = None
             if args.disk_reports:
-                use_ledger(state, disk_dir, handle.agent.id, rt)
+                count_writes(path, use_ledger(state, disk_dir, handle.agent.id, rt), args.disk_reports)
                 disk = compare_many(
                     variants(path, args.disk_reports)[:2],
                     reps=3,
                     targets={"governance on": TARGET},
                     units=args.disk_reports,
                     unit="reports",
-                    title=f"\nledger on {disk_dir.parent} ({_fs(disk_dir)}), {args.disk_reports} reports per sample (wall matters here: fsync)",
+                    title=f"\nledger on {disk_dir.parent} ({fs_type(disk_dir)}), {args.disk_reports} reports per sample (wall matters here: fsync)",
                 )
                 d = disk["governance on"]
                 print(
@@ -291,7 +335,7 @@ async def run(args: argparse.Namespace, home: Path) -> None:
     c = main["governance on"]
     print(
         f"\nsummary"
-        f"\n  accept path, governance on / off, {args.reports:,} reports, ledger on {_fs_name(args.ledger_dir)}: "
+        f"\n  accept path, governance on / off, {args.reports:,} reports, ledger on {args.ledger_dir or tempfile.gettempdir()}: "
         f"{c.ratio:.2f}x cpu, {c.b.extra_median('wall') / c.a.extra_median('wall'):.2f}x wall (target <= {TARGET:g}) {'OK' if c.ok else 'OVER'}"
         f"\n    review window only: {main['review window only'].ratio:.2f}x   ledger debit only: {main['ledger debit only'].ratio:.2f}x"
     )
@@ -307,7 +351,7 @@ async def run(args: argparse.Namespace, home: Path) -> None:
 def _count_cooldowns(path: AcceptPath, rt: ShadowRuntime, state: OwnerState, n: int) -> str:
     """One untimed pass counting cooldown installs and reserved escalations."""
     installs = escalations = 0
-    original = path.rt.record_review
+    original = rt.coordination.record_review
 
     def counting(entry: RunEntry, verdict: str, refs: tuple[int, ...]) -> None:
         nonlocal installs, escalations
@@ -319,29 +363,12 @@ def _count_cooldowns(path: AcceptPath, rt: ShadowRuntime, state: OwnerState, n: 
         if state.trigger.pending_escalations != pending:
             escalations += 1
 
-    rt.record_review = counting  # type: ignore[method-assign]
+    rt.coordination.record_review = counting  # type: ignore[method-assign]
     try:
         path.run(n, window=True, ledger=False)
     finally:
-        del rt.record_review
+        del rt.coordination.record_review
     return f"{installs} cooldowns, {escalations} escalations"
-
-
-def _fs(path: Path) -> str:
-    try:
-        with open("/proc/mounts") as mounts:
-            best = ("", "?")
-            for line in mounts:
-                parts = line.split()
-                if len(parts) > 2 and str(path).startswith(parts[1]) and len(parts[1]) > len(best[0]):
-                    best = (parts[1], parts[2])
-        return best[1]
-    except OSError:
-        return "?"
-
-
-def _fs_name(directory: str | None) -> str:
-    return directory or tempfile.gettempdir()
 
 
 def main() -> None:
@@ -352,7 +379,10 @@ def main() -> None:
     parser.add_argument("--ledger-dir", default=default_dir, help="where the main comparison's ledger lives (default /dev/shm)")
     parser.add_argument("--disk-reports", type=int, default=200, help="reports per sample with the ledger in $TMPDIR (0: skip)")
     parser.add_argument("--profile", action="store_true", help="cProfile the governance-on accept path instead")
+    parser.add_argument("--quick", action="store_true", help="300 reports, 1 sample, 30 on disk (a smoke run)")
     args = parser.parse_args()
+    if args.quick:
+        args.reports, args.reps, args.disk_reports = 300, 1, 30
     logging.getLogger("bench-host").setLevel(logging.WARNING)
     with temp_dsh_home() as home:
         trio.run(run, args, home)

@@ -1,8 +1,8 @@
-"""Shadow Mind's cost on root turns when it never reviews (issue 4).
+"""Shadow Mind's cost on root turns: when it never reviews, and at the shipped default.
 
 Scripted root tool turns (the user asks, the model calls ``read`` on a small
 file, the tool runs, the model answers; ~22 session events, 2 model requests
-per turn) on three hosts side by side in one trio loop, one root agent each:
+per turn) on hosts side by side in one trio loop, one root agent each:
 
 * ``absent``       — no Shadow Mind rows;
 * ``shadow p=0``   — the Shadow Mind bundle (rows ``shadow-mind-runtime`` and
@@ -15,13 +15,23 @@ per turn) on three hosts side by side in one trio loop, one root agent each:
   (inbox, status, pre-step) run on every turn and leave at their first check;
   The ``managementTools`` setting is at its default (off): the root's
   requests carry no management tools (docs/shadow-mind.md says why);
+* ``shadow default`` — the same bundle with ``default.md`` at the shipped
+  ``activation_probability`` (``DEFAULT_ACTIVATION_PROBABILITY``, 0.7) and a
+  fixed ``randomSeed``: about that share of turns starts a reviewer child
+  (trajectory projection, framed prompt, the child's own agent and log, its
+  one model request), whose scripted reply is an instant ``structured_output``
+  of ``status: silent`` — nothing is relayed, so the root's turns are the same
+  as on the other hosts and everything extra is the review itself (a model
+  that takes time to answer would add its wait, not CPU). Informational: what
+  a person running the default pays per turn, CPU only;
 * ``runtime only`` — with ``--runtime-only``, informational: only the
   ``shadow-mind-runtime`` row (no ``/shadow`` command), to tell the two rows'
   costs apart;
 * ``tools on`` — with ``--tools-on``, informational: the bundle with
   ``managementTools: true`` (four more tools in every root request).
 
-A repetition is a block of ``--block`` turns on each host, in an order that
+Every host runs exactly the same turns and scripted replies; only the rows
+and ``default.md`` differ. A repetition is a block of ``--block`` turns on each host, in an order that
 rotates every repetition (sessions grow in step; machine noise hits all
 alike). After each turn the bench also waits for the host's background work
 (the runtime schedules its anchor with ``host.spawn``), for every host, so
@@ -45,7 +55,7 @@ turn. ``default.md`` is back-dated past the registry's 2 s "racy" window so
 the cache is trusted from the first turn, as it is for any file not edited in
 the last 2 seconds. Run::
 
-    python bench/plugin_overhead.py [--reps 40 --block 25] [--dir /dev/shm] [--runtime-only] [--tools-on] [--profile] [--aa]
+    python bench/plugin_overhead.py [--reps 40 --block 25] [--dir /dev/shm] [--runtime-only] [--tools-on] [--profile] [--aa] [--quick]
 """
 
 from __future__ import annotations
@@ -56,6 +66,7 @@ import os
 import statistics
 import sys
 import time
+from collections import Counter
 from collections.abc import AsyncIterator, Sequence
 from contextlib import AsyncExitStack, asynccontextmanager
 from pathlib import Path
@@ -74,6 +85,7 @@ from harness.profiles import ProfileRow
 from hookspecs.protocols import CreateAgentOptions
 from hookspecs.values import AgentOptions, create_user_message
 from shadow_mind_plugin.plugin import runtime_for
+from shadow_mind_plugin.vocabulary import DEFAULT_ACTIVATION_PROBABILITY
 
 TARGET = 1.02
 
@@ -86,20 +98,27 @@ responses:
           arguments: {path: notes.txt}
   - reply:
       text: "The notes say the deploy target is staging; that answers the question."
-  - reply: {text: "unused"}
+  - reply:
+      tool_calls:
+        - name: structured_output
+          arguments: {status: silent, content: ""}
 """
 
 DEFINITION = """---
 id: default
 name: Reviewer
 enabled: true
-activation_probability: 0
+activation_probability: {probability}
 ---
 
 Check the root's claims against its tool results.
 """
 
 RUNTIME_ROW = ProfileRow(id="shadow-mind-runtime", name="shadow-mind-runtime", config={}, layer="bench")
+#: the default's rolls are seeded so every run reviews the same turns
+DEFAULT_ROW = ProfileRow(
+    id="shadow-mind-runtime", name="shadow-mind-runtime", config={"randomSeed": 7, "resultBatchWindowMs": 0}, layer="bench"
+)
 TOOLS_ON_ROW = ProfileRow(id="shadow-mind-runtime", name="shadow-mind-runtime", config={"managementTools": True}, layer="bench")
 TOOLS_ROW = ProfileRow(id="tool-shadow-mind", name="tool-shadow-mind", layer="bench")
 
@@ -108,11 +127,11 @@ def profiled_focus(fn: Any) -> Any:
     return profiled(fn, focus="shadow_mind_plugin")
 
 
-def write_definition(home: Path) -> Path:
+def write_definition(home: Path, probability: float) -> Path:
     root = home / "shadow-minds"
     root.mkdir(parents=True, exist_ok=True, mode=0o700)
     path = root / "default.md"
-    path.write_text(DEFINITION)
+    path.write_text(DEFINITION.format(probability=probability))
     # older than the registry's racy window: the stat cache is trusted at once
     past = time.time() - 60
     os.utime(path, (past, past))
@@ -133,8 +152,12 @@ class Runner:
         start, cpu_start = time.perf_counter(), time.process_time()
         for _ in range(turns):
             agent.followup(create_user_message(f"what is the deploy target? (question {self.turns})"))
-            await agent.when_idle()
-            await host.wait_background_idle()
+            while True:  # a review runs in the background: the turn is done when it is
+                await agent.when_idle()
+                await host.wait_background_idle()
+                await trio.lowlevel.checkpoint()
+                if agent.quiescent and not host.background_busy:
+                    break
             self.turns += 1
         elapsed, cpu = time.perf_counter() - start, time.process_time() - cpu_start
         end = agent.session.events[-1]
@@ -144,9 +167,11 @@ class Runner:
 
 
 @asynccontextmanager
-async def running(name: str, home: Path, work: Path, rows: Sequence[ProfileRow]) -> AsyncIterator[Runner]:
+async def running(
+    name: str, home: Path, work: Path, rows: Sequence[ProfileRow], probability: float = 0.0
+) -> AsyncIterator[Runner]:
     if rows:
-        write_definition(home)
+        write_definition(home, probability)
     adapter = RoutedAdapter.from_text(SCRIPT, source="<bench>")
     logger = logging.getLogger("bench-host")
     async with open_host(
@@ -170,9 +195,11 @@ def shadow_report(runner: Runner) -> str:
     state = runtime.owners.get(runner.agent.id)
     cycles = len(state.governance.cycles) if state is not None else 0
     runs = state.run.total_runs if state is not None else 0
+    phases = Counter(str(view.phase) for cycle in state.governance.cycles.values() for view in cycle.runs) if state else {}
+    outcomes = ", ".join(f"{count} {phase}" for phase, count in sorted(phases.items()))
     return (
-        f"  {runner.name}: {runner.turns} turns, {cycles} eligible turn ends seen, {runs} reviewer runs, "
-        f"default.md parsed {runtime.registry.parse_count}x"
+        f"  {runner.name}: {runner.turns} turns, {cycles} eligible turn ends seen, {runs} reviewer runs"
+        f"{f' ({outcomes})' if outcomes else ''}, default.md parsed {runtime.registry.parse_count}x"
     )
 
 
@@ -209,7 +236,11 @@ async def run(args: argparse.Namespace, root: Path, home: Path) -> None:
     async with AsyncExitStack() as stack:
         absent = await stack.enter_async_context(running("absent", root / "home-absent", work, ()))
         shadow = await stack.enter_async_context(running("shadow p=0", home, work, shadow_rows))
-        runners = [absent, shadow]
+        default_rows = (DEFAULT_ROW, TOOLS_ROW)
+        default = await stack.enter_async_context(
+            running("shadow default", root / "home-default", work, default_rows, DEFAULT_ACTIVATION_PROBABILITY)
+        )
+        runners = [absent, shadow, default]
         if args.runtime_only:
             runners.append(await stack.enter_async_context(running("runtime only", root / "home-runtime", work, (RUNTIME_ROW,))))
         if args.tools_on:
@@ -261,6 +292,12 @@ async def run(args: argparse.Namespace, root: Path, home: Path) -> None:
         f"\n  shadow p=0 / absent CPU time, ratio of the medians: {c.ratio:.3f}"
         f"\n  shadow p=0 / absent wall ratio     {b_wall / a_wall:.3f} (informational: includes fsync and wake-ups)"
     )
+    d = results["shadow default"]
+    print(
+        f"  shadow default (p={DEFAULT_ACTIVATION_PROBABILITY:g}, scripted silent reviewer) / absent CPU time, median of "
+        f"per-repetition ratios {statistics.median(paired_ratios(d)):.3f}; adds {(d.b.median - a_cpu) / args.block * 1e3:.2f} ms "
+        "cpu per turn (informational)"
+    )
     for name in ("runtime only", "tools on"):
         other = results.get(name)
         if other is not None:
@@ -281,7 +318,10 @@ def main() -> None:
     parser.add_argument("--tools-on", action="store_true", help="add a host with the bundle and managementTools on")
     parser.add_argument("--profile", action="store_true", help="cProfile shadow p=0 turns instead of comparing")
     parser.add_argument("--aa", action="store_true", help="A/A check: the 'shadow p=0' host gets no Shadow rows")
+    parser.add_argument("--quick", action="store_true", help="2 blocks of 3 turns (a smoke run)")
     args = parser.parse_args()
+    if args.quick:
+        args.reps, args.block = 2, 3
     logging.getLogger("bench-host").setLevel(logging.WARNING)
     with temp_dsh_home(parent=args.dir) as home:
         trio.run(run, args, home.parent, home)

@@ -81,13 +81,16 @@ class DshPluginManager(pluggy.PluginManager):
     on every event)."""
 
     generation: int = 0
+    #: the name being registered, for the refusal's message (pluggy discovers
+    #: implementations before it records the name)
+    _registering: str | None = None
 
     def register(self, plugin: object, name: str | None = None) -> str | None:
-        if plugin is not None:
-            plugin_name = name or self.get_canonical_name(plugin)
-            if not self.is_blocked(plugin_name):
-                self._refuse_wrappers(plugin, plugin_name)
-        result = super().register(plugin, name)
+        self._registering = name or (self.get_canonical_name(plugin) if plugin is not None else None)
+        try:
+            result = super().register(plugin, name)
+        finally:
+            self._registering = None
         self.generation += 1
         return result
 
@@ -96,19 +99,23 @@ class DshPluginManager(pluggy.PluginManager):
         self.generation += 1
         return result
 
-    def _refuse_wrappers(self, plugin: object, plugin_name: str) -> None:
-        for attr in dir(plugin):
-            opts = self.parse_hookimpl_opts(plugin, attr)
-            if opts is None:
-                continue
-            kind = "wrapper" if opts.get("wrapper") else "hookwrapper" if opts.get("hookwrapper") else None
-            if kind is not None:
-                hook = opts.get("specname") or attr
-                raise HookWrapperRefused(
-                    plugin,
-                    f"plugin {plugin_name!r} implements hook {hook!r} as a pluggy wrapper ({kind}=True), "
-                    "which this host never calls (it walks hook implementations itself); use a plain @hookimpl",
-                )
+    def parse_hookimpl_opts(self, plugin: object, name: str) -> Any:
+        # refused during pluggy's own discovery (which validates every attribute
+        # before changing any state): a second pass over dir(plugin) cost each
+        # registration, and reviewers register plugins per child
+        opts = super().parse_hookimpl_opts(plugin, name)
+        if opts is None:
+            return None
+        kind = "wrapper" if opts.get("wrapper") else "hookwrapper" if opts.get("hookwrapper") else None
+        if kind is not None:
+            plugin_name = self._registering or self.get_canonical_name(plugin)
+            hook = opts.get("specname") or name
+            raise HookWrapperRefused(
+                plugin,
+                f"plugin {plugin_name!r} implements hook {hook!r} as a pluggy wrapper ({kind}=True), "
+                "which this host never calls (it walks hook implementations itself); use a plain @hookimpl",
+            )
+        return opts
 
 
 def make_plugin_manager() -> pluggy.PluginManager:

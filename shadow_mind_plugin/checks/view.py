@@ -9,8 +9,9 @@ pays only for the events appended since (:meth:`ViewBuilder.extend`).
 from __future__ import annotations
 
 import re
-from bisect import bisect_left
+from bisect import bisect_left, bisect_right
 from collections.abc import Mapping, Sequence
+from operator import attrgetter
 from typing import Any, Final
 
 import attrs
@@ -22,6 +23,7 @@ from .protect import protected_in
 from .shell import made_directories
 from .tools import CallShape, ToolKind, basename, shape_of, write_created
 
+_SEQ: Final = attrgetter("seq")
 _EXIT: Final = re.compile(r"(?:exit code:?|exited with code)\s*(-?\d+)", re.IGNORECASE)
 #: the person's own messages; relays, hooks, delegations and checkpoints are not
 PERSON: Final = "user"
@@ -146,13 +148,18 @@ class ViewBuilder:
         if watermark < self._watermark or not self._continues(events):
             self._reset()
         self._watermark = watermark
-        for index in range(self.consumed, len(events)):
-            event = events[index]
-            if event.seq > watermark:
-                return
-            self.feed(event)
-            self.consumed = index + 1
-            self._last = event
+        start = self.consumed
+        # seqs ascend: the stop by binary search, then one slice (a session's
+        # events are a view whose item lookup is Python code)
+        stop = bisect_right(events, watermark, lo=start, key=_SEQ)
+        if stop == start:
+            return
+        feed = self.feed
+        for event in events[start:stop]:
+            if event.type in _READ_KINDS:
+                feed(event)
+        self.consumed = stop
+        self._last = events[stop - 1]
 
     def _continues(self, events: Sequence[SessionEvent]) -> bool:
         if self.consumed == 0:

@@ -453,3 +453,29 @@ def test_a_validator_failure_names_its_field() -> None:
     assert message.startswith("w: field 'config': ")
     assert "'maxReportChars' must be >= 0: -5 @ $.maxReportChars" in message
     assert "@ $.plain" in message and "invalid value @ $" not in message
+
+
+async def test_a_scope_plugin_is_scanned_once(tmp_path: Path) -> None:
+    """Registering an agent's plugin looks at each of its attributes once: the
+    wrapper refusal rides on pluggy's own discovery instead of a second pass
+    over ``dir(plugin)`` (every reviewer child registers such plugins)."""
+    async with scripted_host(tmp_path, "responses: []\n") as (host, _):
+        looked: list[str] = []
+        parse = host.pm.parse_hookimpl_opts
+
+        def counted(plugin: object, name: str) -> object:
+            if isinstance(plugin, PlainBuiltin):
+                looked.append(name)
+            return parse(plugin, name)
+
+        host.pm.parse_hookimpl_opts = counted  # type: ignore[method-assign]
+        options = CreateAgentOptions(
+            agent_options=AgentOptions(provider="scripted", model="m"),
+            setup=lambda scope: scope.add_plugin(PlainBuiltin(), name="plain"),
+        )
+        handle = await host.agents.create(options)
+        try:
+            assert looked and sorted(looked) == sorted(dir(PlainBuiltin()))
+            assert [p for p in host.pm.get_plugins() if isinstance(p, PlainBuiltin)]
+        finally:
+            await handle.dispose()
