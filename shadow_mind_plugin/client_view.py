@@ -22,11 +22,12 @@ from .vocabulary import REPORT_SOURCE_KIND
 #: Shadow Mind's stylesheet for rich clients: the phase of each run at a glance.
 CARD_STYLESHEET: Final = f"""\
 .card[data-kind="{CARD_KIND}"] {{ border-left-color: #6b4fbb; }}
-.card[data-kind="{CARD_KIND}"] .phase-report .phase {{ color: #6b4fbb; font-weight: 600; }}
-.card[data-kind="{CARD_KIND}"] .phase-failed .phase,
-.card[data-kind="{CARD_KIND}"] .phase-aborted .phase {{ color: #b3261e; }}
-.card[data-kind="{CARD_KIND}"] .phase-silent .phase,
-.card[data-kind="{CARD_KIND}"] .phase-not_relevant .phase {{ color: #5f6368; }}
+.card[data-kind="{CARD_KIND}"].quiet {{ border-left-color: var(--ok); }}
+.card[data-kind="{CARD_KIND}"] .phase-report .phase {{ color: #4f3596; background: #efe9ff; font-weight: 600; }}
+@media (prefers-color-scheme: dark) {{
+  .card[data-kind="{CARD_KIND}"] {{ border-left-color: #a28bf0; }}
+  .card[data-kind="{CARD_KIND}"] .phase-report .phase {{ color: #d9ccff; background: #352a5c; }}
+}}
 """
 
 PHASE_LABELS = {
