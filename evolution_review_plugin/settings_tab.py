@@ -29,20 +29,31 @@ INTRO: Final = (
 )
 
 
-def _choices(*values: str) -> tuple[FormOption, ...]:
-    return tuple(FormOption(value=value, label=value) for value in values)
+def _choices(**labels: str) -> tuple[FormOption, ...]:
+    return tuple(FormOption(value=value, label=label) for value, label in labels.items())
+
+
+#: how the form names the deployment-owned knobs it lists read-only (people read labels, not keys)
+DEPLOYMENT_LABELS: Final = {
+    "reviewProvider": "review model",
+    "reviewTimeoutMs": "review timeout (ms)",
+    "reviewContextMessages": "context messages",
+    "reviewMessageChars": "characters per message",
+    "reviewMaxDepth": "maximum depth",
+    "reviewToolAllow": "allowed tools",
+}
 
 
 HINTS: Final = {
     "reviewEnabled": FieldHint(label="Self-improvement review", widget="switch", order=1),
     "reviewMode": FieldHint(
-        label="Review mode", widget="select", options=_choices("subagent", "inject"), order=2,
-        help="subagent: a one-shot child returns a plan; inject: the review prompt goes to the conversation.",
+        label="Review mode", widget="select", options=_choices(subagent="Subagent (a separate review)", inject="Inject (into the conversation)"), order=2,
+        help="Subagent: a one-shot child reviews and returns a plan; Inject: the review prompt goes into the conversation.",
     ),
     "reviewMemoryInterval": FieldHint(label="Memory review interval", widget="number", minimum=1, step=1, order=3),
     "reviewSkillInterval": FieldHint(label="Skill review interval", widget="number", minimum=1, step=1, order=4),
     "skillReviewTrigger": FieldHint(
-        label="Skill review trigger", widget="select", options=_choices("cadence", "completion", "both"), order=5,
+        label="Skill review trigger", widget="select", options=_choices(cadence="On a cadence", completion="On completion", both="Both"), order=5,
         help="Gates the completion review only; the cadence is always on.",
     ),
     "skillReviewCompletionMinToolCalls": FieldHint(
@@ -50,9 +61,18 @@ HINTS: Final = {
     ),
     "reviewWakeInject": FieldHint(
         label="Wake the agent to deliver", widget="switch", order=7,
-        help="On: the review starts at once (followup); off: it waits for the next message (inject).",
+        help="On: the review starts at once; off: it waits for the next message.",
     ),
 }  # fmt: skip
+
+
+def _plain(value: Any) -> str:
+    """A value as a person reads it: no JSON quotes or brackets, "not set" for null."""
+    if value is None:
+        return "not set"
+    if isinstance(value, (list, tuple)):
+        return ", ".join(str(v) for v in value) or "none"
+    return str(value)
 
 
 class ReviewSettingsTab:
@@ -81,8 +101,8 @@ class ReviewSettingsTab:
                 note = f"Changed here; the profile's value is {shown(row[key])}."
                 hint = attrs.evolve(hint, help=f"{hint.help} {note}".strip())
             fields.append(FormField(key=key, value=current[key], hint=hint, nullable=True))
-        owned = ", ".join(f"{key} {shown(live.deployment[key])}" for key in DEPLOYMENT_KEYS)
-        notes = (f"Deployment-owned, read at start from the profile row (restart to change): {owned}.",)
+        owned = "; ".join(f"{DEPLOYMENT_LABELS[key]} {_plain(live.deployment[key])}" for key in DEPLOYMENT_KEYS)
+        notes = (f"Set by the deployment, read from the profile at start (restart to change): {owned}.",)
         return SettingsForm(fields=tuple(fields), notes=notes)
 
     async def save(self, patch: Mapping[str, Any]) -> FieldErrors:

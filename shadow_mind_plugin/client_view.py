@@ -22,26 +22,35 @@ from .vocabulary import REPORT_SOURCE_KIND
 #: Shadow Mind's stylesheet for rich clients: the phase of each run at a glance.
 CARD_STYLESHEET: Final = f"""\
 .card[data-kind="{CARD_KIND}"] {{ border-left-color: #6b4fbb; }}
-.card[data-kind="{CARD_KIND}"] .phase-report .phase {{ color: #6b4fbb; font-weight: 600; }}
-.card[data-kind="{CARD_KIND}"] .phase-failed .phase,
-.card[data-kind="{CARD_KIND}"] .phase-aborted .phase {{ color: #b3261e; }}
-.card[data-kind="{CARD_KIND}"] .phase-silent .phase,
-.card[data-kind="{CARD_KIND}"] .phase-not_relevant .phase {{ color: #5f6368; }}
+.card[data-kind="{CARD_KIND}"].quiet {{ border-left-color: var(--ok); }}
+.card[data-kind="{CARD_KIND}"] .phase-report .phase {{ color: #4f3596; background: #efe9ff; font-weight: 600; }}
+@media (prefers-color-scheme: dark) {{
+  .card[data-kind="{CARD_KIND}"] {{ border-left-color: #a28bf0; }}
+  .card[data-kind="{CARD_KIND}"] .phase-report .phase {{ color: #d9ccff; background: #352a5c; }}
+}}
 """
 
 PHASE_LABELS = {
     "running": "Reviewing",
     "report": "Report",
-    "silent": "Silent completion",
-    "not_relevant": "Not relevant",
+    "superseded": "Finished — not delivered",
+    # quiet outcomes: people ask to see that a review ran, in one line
+    "silent": "Reviewed — nothing to add",
+    "not_relevant": "Reviewed — not relevant",
     "aborted": "Aborted",
     "failed": "Failed",
 }
 PHASE_TEXT = {
-    "silent": "The review found nothing to add.",
-    "not_relevant": "The reviewer judged this turn not relevant to review.",
     "aborted": "The review was cancelled before it finished.",
     "failed": "The review did not produce a valid report.",
+}
+#: why a finished report never reached the agent, by the cancellation's reason code
+UNDELIVERED = {
+    "USER_MESSAGE_RECEIVED": "a new message arrived before it reached the agent",
+    "STALE_EPOCH": "a new message arrived before it reached the agent",
+    "RELAY_DISCARDED": "the turn was stopped before it reached the agent",
+    "USER_TURN_ABORTED": "the turn was stopped before it reached the agent",
+    "SHADOW_PAUSED": "review was paused before it reached the agent",
 }
 RUNNING_BANNER = "Shadow is reviewing. Sending a new message now cancels this review."
 PAUSED_BANNER = "Shadow review is paused; new messages will not trigger a review. Click Resume review to re-enable."
@@ -65,10 +74,9 @@ def card_view(card: Card, collapsed_by_default: Callable[[], bool]) -> CardView:
         banner = SCHEDULING_BANNER
     elif isinstance(data.get("skipped"), dict) and not runs:
         banner = f"No review for this turn [{data['skipped'].get('reason_code')}]"
-    actions: tuple[CardAction, ...] = ()
-    if not data.get("restored"):
-        paused = bool(data.get("paused"))
-        actions = (CardAction(label="Resume review" if paused else "Pause review", command="/shadow resume" if paused else "/shadow pause"),)
+    # restored cards keep the control: the session's agent resumes when the command runs
+    paused = bool(data.get("paused"))
+    actions = (CardAction(label="Resume review" if paused else "Pause review", command="/shadow resume" if paused else "/shadow pause"),)
     count = len(runs)
     return CardView(
         title="Shadow Mind review" + (f" · {count} run{'s' if count != 1 else ''}" if count else ""),
@@ -80,9 +88,25 @@ def card_view(card: Card, collapsed_by_default: Callable[[], bool]) -> CardView:
     )
 
 
-def _section(run: dict[str, Any], *, retry_enabled: bool) -> CardSection:
+def _phase(run: dict[str, Any]) -> str:
     phase = str(run.get("phase", ""))
-    meta: list[tuple[str, str]] = []
+    # a verdict means the review finished: an abort after it is a report overtaken
+    # (a new message during the relay window), not a review cancelled midway
+    return "superseded" if phase == "aborted" and run.get("verdict") else phase
+
+
+def _severity(value: float) -> str:
+    return f"{value:.2f} ({'high' if value >= 0.7 else 'medium' if value >= 0.4 else 'low'})"
+
+
+def _section(run: dict[str, Any], *, retry_enabled: bool) -> CardSection:
+    phase = _phase(run)
+    meta: list[tuple[str, str]] = []  # what a person reads first
+    details: list[tuple[str, str]] = []  # internals, behind a disclosure
+    if run.get("verdict"):
+        meta.append(("Verdict", str(run["verdict"])))
+    if isinstance(run.get("severity"), (int, float)):
+        meta.append(("Severity", _severity(float(run["severity"]))))
     if isinstance(run.get("check"), str):  # a checks-only review: no model wrote this
         meta.append(("Evidence check", run["check"]))
     if isinstance(run.get("trigger_check"), str):  # review_on_check: the evidence, not the roll, started it
@@ -90,31 +114,35 @@ def _section(run: dict[str, Any], *, retry_enabled: bool) -> CardSection:
     leads = [lead.get("kind") for lead in run.get("leads") or () if isinstance(lead, dict)]
     if leads:  # what the checks handed the model, apart from its own finding
         meta.append(("Evidence-check leads", ", ".join(str(kind) for kind in leads)))
-    if run.get("verdict"):
-        meta.append(("Verdict", str(run["verdict"])))
-    if isinstance(run.get("severity"), (int, float)):
-        meta.append(("Severity", f"{run['severity']:.2f}"))
-    meta.append(("Root capture sequence", str(run.get("captured_through_seq", "?"))))
-    if run.get("stage"):
-        meta.append(("Stage", str(run["stage"])))
+    if phase == "report":
+        meta.append(("Relay", "sent to the agent" if run.get("relayed") else "waiting to be sent to the agent"))
+    quiet = phase in ("silent", "not_relevant")
+    why = details if quiet or phase == "superseded" else meta  # a failure's reason is its headline
     if run.get("reason_code"):
-        meta.append(("Reason", str(run["reason_code"])))
+        why.append(("Reason", str(run["reason_code"])))
     for key in ("failure_cause", "cause"):  # added by newer runtimes; shown when present
         if isinstance(run.get(key), str) and run[key]:
-            meta.append(("Cause", run[key]))
-    if run.get("provider_stop_reason"):
-        meta.append(("Provider stop", str(run["provider_stop_reason"])))
+            why.append(("Cause", run[key]))
     error = run.get("error")
     if isinstance(error, dict) and (error.get("message") or error.get("name")):
-        meta.append(("Error", f"{error.get('name', 'Error')}: {error.get('message', '')}"))
-    if phase == "report":
-        relayed = "Shadow Mind review relayed to the root agent"
-        waiting = "The review report is ready and waiting to be relayed to the root agent."
-        meta.append(("Relay", relayed if run.get("relayed") else waiting))
+        why.append(("Error", f"{error.get('name', 'Error')}: {error.get('message', '')}"))
+    details.append(("Reviewed through entry", str(run.get("captured_through_seq", "?"))))
+    if run.get("stage"):
+        details.append(("Stage", str(run["stage"])))
+    if run.get("provider_stop_reason"):
+        details.append(("Provider stop", str(run["provider_stop_reason"])))
+    if run.get("run_id"):
+        details.append(("Run", str(run["run_id"])))
     actions: tuple[CardAction, ...] = ()
-    if phase in ("failed", "aborted") and run.get("run_id"):
+    if phase in ("failed", "aborted", "superseded") and run.get("run_id"):
         actions = (CardAction(label="Retry", command=f"/shadow retry {run['run_id']}", enabled=retry_enabled),)
-    body = str(run.get("content") or "") if phase == "report" else PHASE_TEXT.get(phase, "")
+    if phase == "report":
+        body = str(run.get("content") or "")
+    elif phase == "superseded":
+        reason = UNDELIVERED.get(str(run.get("reason_code")), "it could not be delivered")
+        body = f"The review finished, but {reason}, so the agent never saw this report. Retry runs the review again."
+    else:
+        body = PHASE_TEXT.get(phase, "")
     refs = tuple(r for r in run.get("refs") or () if isinstance(r, int) and not isinstance(r, bool))
     return CardSection(
         heading=f"{run.get('shadow_name', 'Shadow')} ({run.get('shadow_id', '?')})",
@@ -125,6 +153,7 @@ def _section(run: dict[str, Any], *, retry_enabled: bool) -> CardSection:
         started_at=str(run["started_at"]) if run.get("started_at") else None,
         refs=refs,
         meta=tuple(meta),
+        details=tuple(details),
         child_session=str(run["child_session_id"]) if run.get("child_session_id") else None,
         actions=actions,
     )

@@ -113,6 +113,7 @@ def section_payload(section: CardSection) -> dict[str, Any]:
         "started_at": clean(section.started_at, 40) if section.started_at else None,
         "refs": [r for r in section.refs if isinstance(r, int)],
         "meta": [[clean(k, 80), clean(v, LINE_LIMIT)] for k, v in section.meta],
+        "details": [[clean(k, 80), clean(v, LINE_LIMIT)] for k, v in section.details],
         "child_session": clean(section.child_session, 120) if section.child_session else None,
         "actions": [_action(a) for a in section.actions],
     }

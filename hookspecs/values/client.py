@@ -59,9 +59,13 @@ class CardSection:
 
     ``body`` is Markdown: the client renders it with raw HTML disabled and
     unsafe links dropped. ``refs`` are session seqs the section cites (shown as
-    links that scroll to those entries); ``meta`` are label/value lines;
-    ``started_at`` (ISO 8601) lets the client show the elapsed time while
-    ``busy``; ``child_session`` links to another session.
+    links that scroll to those entries); ``meta`` are the label/value facts a
+    person reads first (a verdict, a severity); ``details`` are internals they
+    rarely need (a capture seq, a stage, a provider's stop reason), shown
+    behind a disclosure; ``started_at`` (ISO 8601) lets the client show the
+    elapsed time while ``busy``; ``child_session`` links to another session. A
+    section with no body, meta, refs or actions is a one-line outcome (a
+    review that found nothing to add) and clients show it compactly.
     """
 
     heading: str
@@ -72,6 +76,7 @@ class CardSection:
     started_at: str | None = None
     refs: tuple[int, ...] = ()
     meta: tuple[tuple[str, str], ...] = ()
+    details: tuple[tuple[str, str], ...] = ()
     child_session: str | None = None
     actions: tuple[CardAction, ...] = ()
 

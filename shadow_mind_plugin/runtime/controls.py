@@ -5,11 +5,14 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+import attrs
+
 from hookspecs.errors import DshError
 
 from ..coordination.path import recent_reviews
 from ..core.clock import iso
 from ..governance import value
+from ..governance.path import CARD_KIND
 from ..trigger.models import default_model_skip
 from ..vocabulary import DEFAULT_SHADOW_ID, CancellationSource, Phase, ReasonCode
 
@@ -149,6 +152,11 @@ class Controls:
         """Cards show the pause state (and its Pause / Resume button): redraw them."""
         for cycle in list(state.governance.cycles.values()):
             self._governance.update_card(state, cycle)
+        # cards rebuilt from the log after a restart have no cycle here, and show the button too
+        client = self._ctx.host.client
+        for card in client.cards(state.root_id):
+            if card.kind == CARD_KIND and card.data.get("restored") and card.data.get("paused") != state.paused:
+                client.upsert_card(attrs.evolve(card, data={**card.data, "paused": state.paused}))
 
     def retry(self, agent: Agent, run_id: str) -> RunEntry:
         """Rerun a failed or aborted run on its original watermark, in the same cycle."""

@@ -14,6 +14,7 @@ from ruamel.yaml import YAML
 
 from evolution_review_plugin.live import DEPLOYMENT_KEYS, LIVE_KEYS, LIVE_NAMESPACE
 from evolution_review_plugin.prompts import COMPLETION_SKILL_REVIEW_PROMPT, review_prompt
+from evolution_review_plugin.settings_tab import DEPLOYMENT_LABELS
 from evolution_review_plugin.vocabulary import REVIEW_ERROR
 from harness.web.forms import field_payload, find_tab, load_form, save_form
 
@@ -143,8 +144,14 @@ async def test_the_web_settings_tab_edits_live_knobs_and_shows_the_deployment_on
         assert list(fields) == list(LIVE_KEYS)
         assert fields["reviewMode"]["widget"] == "select" and fields["reviewMode"]["value"] == "inject"
         assert fields["reviewEnabled"]["widget"] == "switch" and fields["reviewMemoryInterval"]["value"] == 50
+        # labels, not raw keys: the form is read by people
         [note] = form.notes
-        assert note.startswith("Deployment-owned") and all(key in note for key in DEPLOYMENT_KEYS)
+        assert note.startswith("Set by the deployment") and not any(key in note for key in DEPLOYMENT_KEYS)
+        assert all(label in note for label in DEPLOYMENT_LABELS.values()) and set(DEPLOYMENT_LABELS) == set(DEPLOYMENT_KEYS)
+        options = {f.key: [o["label"] for o in field_payload(f)["options"]] for f in form.fields}
+        assert options["reviewMode"] == ["Subagent (a separate review)", "Inject (into the conversation)"]
+        assert options["skillReviewTrigger"] == ["On a cadence", "On completion", "Both"]
+        assert all(field_payload(f)["label"] != f.key for f in form.fields)
 
         assert await save_form(host, tab, {"reviewMemoryInterval": 0, "reviewMode": "subagent"}) == {
             "reviewMemoryInterval": "evolution-review-live.reviewMemoryInterval: reviewMemoryInterval must be >= 1, got 0"

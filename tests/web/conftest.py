@@ -12,17 +12,49 @@ import pytest
 from .browser import CHROMIUM, FLAGS, require_browser
 
 
-@pytest.fixture
-def browser() -> Iterator[Any]:
+@pytest.fixture(scope="module")
+def chromium() -> Iterator[Any]:
+    """One Chromium per test module: launching it is a good part of a browser test's cost."""
     require_browser()
     from playwright.sync_api import sync_playwright
 
     with sync_playwright() as playwright:
-        chromium = playwright.chromium.launch(executable_path=CHROMIUM, args=FLAGS, headless=True)
+        launched = playwright.chromium.launch(executable_path=CHROMIUM, args=FLAGS, headless=True)
         try:
-            yield chromium
+            yield launched
         finally:
-            chromium.close()
+            launched.close()
+
+
+class Pages:
+    """The module's Chromium as a test sees it: ``new_page`` and ``new_context``
+    (each page of its own context: its own storage), all closed when the test
+    ends, so no page of one test keeps a stream open into the next."""
+
+    def __init__(self, launched: Any) -> None:
+        self._browser = launched
+        self._contexts: list[Any] = []
+
+    def new_context(self, **options: Any) -> Any:
+        context = self._browser.new_context(**options)
+        self._contexts.append(context)
+        return context
+
+    def new_page(self, **options: Any) -> Any:
+        return self.new_context(**options).new_page()
+
+    def close(self) -> None:
+        for context in self._contexts:
+            context.close()
+
+
+@pytest.fixture
+def browser(chromium: Any) -> Iterator[Pages]:
+    pages = Pages(chromium)
+    try:
+        yield pages
+    finally:
+        pages.close()
 
 
 @pytest.fixture

@@ -1,6 +1,7 @@
 """The web client in real headless Chromium against a live ``harness serve``:
 the Shadow Mind settings tab (round trip, Discard, a field error), a review
-card going Reviewing → Report with refs that scroll, Retry of a failed run,
+card going Reviewing → Report (verdict and severity first, internals behind
+Details) with refs that scroll, Retry of a failed run,
 Pause / Resume, a restart restoring the report card, an injected ``<script>``
 shown as text, an approval asked before the page's stream connected, an
 approval of another session than the one shown (named, not answerable until
@@ -165,18 +166,26 @@ def test_review_cards_live_retry_pause_and_restored_after_restart(browser: Any, 
     # anchored right under the reviewed turn/end
     assert page.evaluate("document.querySelector('.card').closest('.cards').previousElementSibling.classList.contains('turn-end')")
     body = card.locator(".body")
-    assert body.is_hidden()  # collapsedByDefault is true
+    # the outcome first: verdict and severity above the finding, internals folded behind Details
+    assert body.is_visible() and "clamped" in body.get_attribute("class")  # collapsedByDefault: its opening lines
+    facts = card.locator(".facts").inner_text()
+    assert "Verdict: challenge" in facts and "Severity: 0.80 (high)" in facts
+    internals = card.locator("details.internals")
+    assert internals.locator("dd").first.is_hidden() and "Reviewed through entry" in internals.inner_html()
+    internals.locator("summary").click()
+    assert internals.locator("dt:has-text('Stage')").is_visible()
     # the preference saves on change (no Save) and open cards follow it live
     open_settings(page)
     page.click("#field-collapsedByDefault")
     assert page.get_attribute("#field-collapsedByDefault", "aria-checked") == "false"
     assert page.is_hidden("#settings-save")
     page.click("#nav-conversation")
-    body.wait_for(state="visible")
+    clamped = "(n) => n.classList.contains('clamped')"
+    page.wait_for_function(f"() => !({clamped})(document.querySelector('.card .body'))")
     card.locator("button.collapse").click()  # the person's own choice wins
-    body.wait_for(state="hidden")
+    page.wait_for_function(f"() => ({clamped})(document.querySelector('.card .body'))")
     card.locator("button.collapse").click()
-    body.wait_for(state="visible")
+    page.wait_for_function(f"() => !({clamped})(document.querySelector('.card .body'))")
     assert "<script>window.pwned = 1</script>" in body.inner_text()
     assert page.evaluate("window.pwned === undefined") and card.locator(".body script").count() == 0
     assert "Verdict: challenge" in report.inner_text()
@@ -211,8 +220,11 @@ def test_review_cards_live_retry_pause_and_restored_after_restart(browser: Any, 
         page.wait_for_selector(".card .run[data-phase=report]:has-text('RETRY-REPORT')")
         restored = page.locator(".card")
         assert restored.count() == 2  # both relayed reports, each under its turn
-        assert restored.locator("button.action:has-text('Pause review')").count() == 0
-        restored.first.locator(".body").wait_for(state="visible")  # collapsedByDefault false persisted
+        # restored cards keep their controls: Pause works on them after a restart
+        assert restored.locator("button.action:has-text('Pause review')").count() == 2
+        assert "clamped" not in restored.first.locator(".body").get_attribute("class")  # collapsedByDefault false persisted
+        restored.first.locator("button.action:has-text('Pause review')").click()
+        page.wait_for_selector(".card button.action:has-text('Resume review')")
         assert "<script>window.pwned = 1</script>" in restored.first.locator(".body").inner_text()
         page.screenshot(path=str(shots / "card-restored.png"), full_page=True)
 

@@ -19,10 +19,12 @@ from .server import MODELS, READ_FIRST, REPORTS_NOTED, Server
 
 LONG = "\\n\\n".join(f"Paragraph {i}: the answer goes on for a while so the page scrolls." for i in range(40))
 
-SCRIPT = MODELS + "responses:\n" + READ_FIRST.format(key="long answer") + f"""
-  - match: {{depth: 0, last_user_contains: "long answer"}}
+#: the server is shared by the module and a scripted reply answers once: one prompt per test
+KEYS = ("long answer", "answer before approval", "narrow answer")
+SCRIPT = MODELS + "responses:\n" + "".join(READ_FIRST.format(key=key) + f"""
+  - match: {{depth: 0, last_user_contains: "{key}"}}
     reply: {{text: "{LONG}\\n\\nLAST-LINE"}}
-  - match: {{depth: 0, last_user_contains: "another"}}
+""" for key in KEYS) + f"""  - match: {{depth: 0, last_user_contains: "another"}}
     repeat: true
     reply: {{text: "{LONG}\\n\\nANOTHER-LINE"}}
   - match: {{depth: 0, last_user_contains: "tighten"}}
@@ -38,9 +40,10 @@ SCRIPT = MODELS + "responses:\n" + READ_FIRST.format(key="long answer") + f"""
 SLACK = 1.0
 
 
-@pytest.fixture
-def server(tmp_path: Path) -> Iterator[Server]:
-    with Server(tmp_path, SCRIPT) as served:
+@pytest.fixture(scope="module")
+def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
+    """One server for the module: each test works in a session of its own."""
+    with Server(tmp_path_factory.mktemp("view"), SCRIPT) as served:
         yield served
 
 
@@ -92,6 +95,7 @@ def test_newest_entry_stays_above_the_composer_and_history_does_not_jump(browser
     assert "Noted." in page.locator(newest).inner_text()
     assert page.evaluate("scrollY") > 0
     page.evaluate("document.querySelectorAll('#log .entry.assistant')[1].dataset.probe = 'newest'")
+    wait_in_view(page, "[data-probe=newest]")  # the page scrolls on the next frame
     assert in_view_above_composer(page, "[data-probe=newest]"), (rect(page, "[data-probe=newest]"), rect(page, "#composer"))
     page.screenshot(path=str(shots / "view-bottom-1280.png"))
 
@@ -114,7 +118,7 @@ def test_newest_entry_stays_above_the_composer_and_history_does_not_jump(browser
 
 def test_an_approval_shows_at_the_call_takes_focus_and_shift_tab_reaches_it(browser: Any, server: Server, shots: Path) -> None:
     page = open_page(browser, server)
-    send(page, "a long answer please")
+    send(page, "an answer before approval please")
     page.wait_for_selector("#log .entry.assistant:has-text('Noted.')")
     page.wait_for_selector(".card button.action:has-text('Pause review')")
     send(page, "tighten the reports")
@@ -138,7 +142,7 @@ def test_an_approval_shows_at_the_call_takes_focus_and_shift_tab_reaches_it(brow
 
 def test_narrow_screen_keeps_the_newest_entry_above_the_composer(browser: Any, server: Server, shots: Path) -> None:
     page = open_page(browser, server, width=390, height=844)
-    send(page, "a long answer please")
+    send(page, "a narrow answer please")
     page.wait_for_selector("#log .entry.assistant:has-text('Noted.')")
     page.evaluate("[...document.querySelectorAll('#log .entry.assistant')].pop().dataset.probe = 'newest'")
     wait_in_view(page, "[data-probe=newest]")

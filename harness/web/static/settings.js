@@ -50,7 +50,9 @@ function renderForm(data) {
   const actions = el("div", { class: "form-actions" },
     el("button", { type: "button", id: "settings-discard", hidden: true, text: "Discard changes", onclick: () => renderForm(data) }),
     el("button", { type: "button", id: "settings-save", hidden: true, text: "Save", onclick: saveForm }));
-  panel.append(main, advanced, actions);
+  panel.append(main);
+  if (advanced.children.length > 1) panel.append(advanced);  // the summary alone: nothing advanced to show
+  panel.append(actions);
   for (const f of form.fields) if (f.depends_on) filterOptions(f, false);
   refreshDirty();
 }
