@@ -191,6 +191,9 @@ class Chat:
         if self._wait_scope is not None and not self.agent.quiescent:
             nursery.start_soon(self._abort_when_running)  # a turn is about to start
             return
+        if self.background.active or self.host.background_busy:
+            # plugins stop what no run token covers: a report waiting to be relayed
+            self.agent.cancel_background(user)
         cancelled = self.background.cancel()
         if self._wait_scope is not None:
             self._wait_scope.cancel()  # piped input waited for background work only
