@@ -44,7 +44,6 @@ from hookspecs.errors import DshError
 
 from ..paths import resolve_dsh_home
 from ..profiles import compose_profile
-from .chat import run_chat
 from .common import add_profile_arguments
 from .parsers import add_chat_parser, add_demo_parser, add_run_parser
 from .run import run_prompt
@@ -141,6 +140,8 @@ def run_demo(args: argparse.Namespace) -> int:
         with working_directory(root):
             composed = compose_profile(root / manifest["profile"], dsh_home=home)
             if args.chat:
+                from .chat import run_chat  # the terminal chat (and rich) load only to chat
+
                 chat_args = command_args("chat", "--cwd", str(workspace))
                 return trio.run(run_chat, chat_args, composed.rows, home)
             json_flag = ["--json"] if args.json else []

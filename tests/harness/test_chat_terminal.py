@@ -8,12 +8,14 @@ Driven with pexpect: every wait is an ``expect`` on the output, with a timeout."
 
 from __future__ import annotations
 
+import io
 import re
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
 import pexpect
+import pyte
 import pytest
 
 from .hanging_review import DEFINITION, REPO, Setup
@@ -48,7 +50,7 @@ responses:
 """
 
 
-def terminal_setup(tmp_path: Path, runtime: str) -> Setup:
+def terminal_setup(tmp_path: Path, runtime: str, rows: str = "") -> Setup:
     """A DSH home whose reviewer always runs, a workspace with a file to read,
     and a profile with the Shadow Mind bundle; ``runtime`` is the runtime row's config."""
     home, work = tmp_path / "home", tmp_path / "work"
@@ -62,7 +64,7 @@ def terminal_setup(tmp_path: Path, runtime: str) -> Setup:
         "- {id: llm, name: scripted-llm, config: {script: script.yml}}\n"
         "- {id: agent-loop, name: agent-loop, config: {model: scripted/m}}\n"
         "- bundle: shadow-mind\n"
-        f"- {{id: shadow-mind-runtime, config: {runtime}}}\n"
+        f"- {{id: shadow-mind-runtime, config: {runtime}}}\n" + rows
     )
     return Setup(home=home, work=work, profile=profile)
 
@@ -122,3 +124,72 @@ def test_ctrl_c_cancels_a_report_waiting_to_be_relayed(tmp_path: Path, chat: Any
     (root,) = setup.sessions(children=False)
     sources = [e["data"]["message"]["source"]["kind"] for e in setup.events(root) if e["type"] == "user/message"]
     assert sources == ["user", "user"]  # no shadow-report ever entered the conversation
+
+
+def screen_of(output: str, columns: int, rows: int = 40) -> list[str]:
+    """What a terminal shows after ``output``: its escape sequences run by a
+    terminal emulator (the streamed plain text replaced by its rendering)."""
+    screen = pyte.Screen(columns, rows)
+    pyte.Stream(screen).feed(output)
+    return [line.rstrip() for line in screen.display]
+
+
+def test_markdown_is_rendered_and_escape_sequences_are_shown_not_obeyed(tmp_path: Path, chat: Any) -> None:
+    setup = terminal_setup(tmp_path, "{randomSeed: 1}")
+    columns = 100
+    child = chat(setup, columns)
+    transcript = io.StringIO()
+    child.logfile_read = transcript
+    child.expect(PROMPT)
+    child.sendline("markdown please")
+    child.expect(PROMPT)  # back once the answer is all there
+    finish(child)
+    output = transcript.getvalue()
+    shown = screen_of(output, columns)
+    (tmp_path / "chat-markdown.txt").write_text("\n".join(shown).rstrip() + "\n")  # a capture to look at
+    text = "\n".join(shown)
+    # rendered: no Markdown marks left on screen
+    assert "**" not in text and "##" not in text and "```" not in text
+    assert "Deploy notes" in shown
+    assert "The target is staging, see notes.txt." in shown
+    assert " • first item" in shown and " • second item" in shown
+    assert " print('hi')" in shown
+    # and styled: bold, the heading and the code in colour (escape sequences of rich's own)
+    assert "\x1b[1mstaging\x1b[0m" in output and re.search(r"\x1b\[[0-9;]+mDeploy notes", output)
+    # the model's own escape sequences are shown as text, never run
+    assert "Not a colour: ^[[31mRED^[[0m and a title ^[]0;pwned^G end." in shown
+    assert "\x1b[31mRED" not in output and "\x1b]0;" not in output and "\x07" not in output
+
+
+def test_help_lists_every_command_and_settings_read_as_people_expect(tmp_path: Path, chat: Any) -> None:
+    evolution = "- {id: evolution-review, name: evolution-review}\n"  # a second plugin with a command
+    setup = terminal_setup(tmp_path, "{randomSeed: 1, defaultShadowTimeoutSeconds: 300}", rows=evolution)
+    child = chat(setup)
+    child.expect(PROMPT)
+    child.sendline("/help")
+    child.expect(PROMPT)  # back after the whole answer
+    shown = str(child.before)
+    # every command the profile provides, each with its one-line description
+    for name, description in (
+        ("/compact", "Replace the older history with a summary"),
+        ("/evolution", "Self-improvement review"),
+        ("/help", "List the available commands"),
+        ("/shadow", "Shadow Mind: status, forced reviews"),
+    ):
+        assert re.search(rf"^  {re.escape(name)}\b.*(\r\n {{30}})?.*{re.escape(description)}", shown, re.M | re.S), name
+    assert "Ctrl-C" in shown and "Ctrl-D" in shown
+
+    child.sendline("/shadow config")
+    child.expect(PROMPT)
+    config = str(child.before)
+    assert re.search(r"^defaultShadowTimeoutSeconds: 300\r?$", config, re.M)
+    assert re.search(r"^resultBatchWindowMs: 400\r?$", config, re.M)
+    assert re.search(r"^diminishingNoveltyThreshold: 0.4\r?$", config, re.M)
+    assert not re.search(r"\d\.0\r?$", config, re.M)
+
+    child.sendline("/shadow status")
+    child.expect(PROMPT)
+    status = str(child.before)
+    assert "Shadow Mind active: 0 reviews running, 0 waiting to start, 0 in this session" in status
+    assert "epoch" not in status
+    finish(child)
