@@ -143,6 +143,9 @@ class ChatRenderer(LiveRenderer):
             self._line(self.style.bold(f"[{source_label(message)}]"))
             self._write(self.markdown.whole(display_text(message)))
         else:
+            if event.type == EventTypes.TURN_END and session.id in self.agent_ids:
+                if self.markdown.end():  # an aborted answer's open block; the next answer starts afresh
+                    self._mid_line = False
             super().dsh_session_event(session, event)
         if event.type == EventTypes.TURN_END:
             self.settle()

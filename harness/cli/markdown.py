@@ -145,8 +145,11 @@ class LiveMarkdown:
         self._replace(self._stream.cut())
         return True
 
-    def end(self) -> None:
+    def end(self) -> bool:
+        """The answer is over: render what is left (True when there was some)."""
+        left = bool(self._raw or self._stream.pending)
         self._replace(self._stream.flush())
+        return left
 
     def whole(self, text: str) -> str:
         return self._stream.whole(text)

@@ -55,3 +55,37 @@ def test_control_characters_from_the_model_are_shown_not_obeyed() -> None:
     assert "^[[2J" in out and "^G" in out and "<U+009B>" in out
     assert not re.search(r"\x1b(?!\[[0-9;]*m)", out)  # every ESC left starts rich's own SGR styling
     assert "\x07" not in out and "\x9b" not in out
+
+
+def shown(output: str, size: tuple[int, int]) -> list[str]:
+    import pyte
+
+    screen = pyte.Screen(*size)
+    pyte.Stream(screen).feed(output.replace("\n", "\r\n"))  # the tty's own newline translation
+    return [line.rstrip() for line in screen.display if line.strip()]
+
+
+def test_live_text_is_replaced_by_its_rendering_on_screen() -> None:
+    from harness.cli.markdown import LiveMarkdown
+
+    written: list[str] = []
+    live = LiveMarkdown(written.append, color=True, live=True, size=lambda: (30, 20))
+    for piece in ("A **bold** word that wraps over", " more than one row.\n", "\n", "- item **x**"):
+        live.feed(piece)
+    assert "**bold**" in "".join(written)  # shown plain while it was written
+    live.end()
+    screen = shown("".join(written), (30, 20))
+    assert screen == ["A bold word that wraps over", "more than one row.", " • item x"]
+
+
+def test_text_taller_than_the_screen_stays_as_written() -> None:
+    """Rows scrolled away cannot be erased: the block keeps its plain text, once."""
+    from harness.cli.markdown import LiveMarkdown
+
+    written: list[str] = []
+    live = LiveMarkdown(written.append, color=True, live=True, size=lambda: (20, 4))
+    live.feed("word " * 30)
+    live.end()
+    screen = shown("".join(written), (20, 4))
+    assert all(set(line.split()) == {"word"} for line in screen)
+    assert "".join(written).count("word") == 30
