@@ -8,12 +8,14 @@ Usage::
     you> /help                        a slash command (Tab completes /names on a terminal;
                                       a leading space sends "/..." text as a prompt)
     Allow? [y/N] y                    tools that need approval ask here (y/yes allows once)
-    Ctrl-C                            aborts the running turn; at the prompt, cancels the
-                                      background runs (reviews); with none, twice quits
+    Ctrl-C                            aborts the running turn; at the prompt, stops the
+                                      background work (reviews, a report waiting to be
+                                      relayed); with none, twice quits
     Ctrl-D                            exits (the session stays on disk; resume with --session)
 
-Background work (a Shadow review) never holds the prompt: its cards print above
-the prompt, which is redrawn with what was typed so far.
+Answers are rendered as Markdown (see :mod:`harness.cli.markdown`). Background
+work (a Shadow review) never holds the prompt: its cards print above the
+prompt, which is redrawn with what was typed so far.
 
 Stdin may be a pipe: lines are then read one by one (prompts, then answers to
 approval questions, in order), each after the background work the previous one
