@@ -204,7 +204,11 @@ def resolve_paths(schema: type, config: Mapping[str, Any], base: Path | None) ->
     for key in keys:
         value = resolved.get(key)
         if isinstance(value, str) and value:  # other types fail in structuring, with the field named
-            path = Path(value).expanduser()
+            path = Path(value)
+            try:
+                path = path.expanduser()
+            except RuntimeError:  # ~name of no known user: kept as written, so the open names it
+                pass
             resolved[key] = str(base / path if base is not None and not path.is_absolute() else path)
     return resolved
 

@@ -13,6 +13,7 @@ import pytest
 
 from harness.plugins import load_plugins, make_plugin_manager
 from harness.profiles import compose_profile
+from hookspecs.errors import DshError
 
 from ..cli_env import cli_env
 
@@ -73,7 +74,7 @@ def test_each_layer_resolves_against_its_own_file(tmp_path: Path, monkeypatch: p
 def test_a_missing_script_is_named_with_the_resolved_path(tmp_path: Path) -> None:
     profile = tmp_path / "profile.yml"
     profile.write_text("- {id: llm, name: scripted-llm, config: {script: nowhere.yml}}\n")
-    with pytest.raises(Exception, match=str(tmp_path / "nowhere.yml")):
+    with pytest.raises(DshError, match=str(tmp_path / "nowhere.yml")):
         scripts_of(compose_profile(profile, dsh_home=tmp_path / "home").rows)
 
 
@@ -91,3 +92,10 @@ def test_the_demo_profile_loads_from_the_repository_root(tmp_path: Path) -> None
     )
     assert run.returncode == 0, run.stderr[-2000:]
     assert "llm (scripted-llm" in run.stdout
+
+
+def test_an_unknown_users_home_is_a_clear_error_not_a_crash(tmp_path: Path) -> None:
+    profile = tmp_path / "profile.yml"
+    profile.write_text("- {id: llm, name: scripted-llm, config: {script: ~no-such-user-dsh/s.yml}}\n")
+    with pytest.raises(DshError, match="no-such-user-dsh"):
+        scripts_of(compose_profile(profile, dsh_home=tmp_path / "home").rows)
