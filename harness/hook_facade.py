@@ -25,6 +25,7 @@ if TYPE_CHECKING:
         AgentStatus,
         ApprovalOutcome,
         ApprovalRequest,
+        CancelCause,
         InboxChange,
         InboxTarget,
         Message,
@@ -78,6 +79,9 @@ class HostHooks:
 
     def agent_disposed(self, agent: Agent) -> None:
         self.runner.notify("dsh_agent_disposed", agent.id, agent=agent)
+
+    def agent_background_cancel(self, agent: Agent, cause: CancelCause) -> None:
+        self.runner.notify("dsh_agent_background_cancel", agent.id, agent=agent, cause=cause)
 
     async def agent_pre_step(self, agent: Agent, turn: int, step: int, messages: Sequence[Message]) -> PreStepDecision:
         def default(*, agent: Agent, turn: int, step: int, messages: Sequence[Message]) -> PreStepDecision:

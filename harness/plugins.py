@@ -24,6 +24,7 @@ import inspect
 import os
 from collections.abc import Callable, Mapping, Sequence
 from importlib import metadata
+from pathlib import Path
 from typing import Any, Literal
 
 import attrs
@@ -31,7 +32,8 @@ import pluggy
 
 import hookspecs
 from hookspecs.errors import PluginError, ProfileError
-from hookspecs.markers import PLUGINS_ENTRY_POINT_GROUP, PROJECT_NAME
+from hookspecs.markers import CONFIG_PATH, PLUGINS_ENTRY_POINT_GROUP, PROJECT_NAME
+from hookspecs.values.settings import settings_key
 from hookspecs.values.wire import describe_errors, make_converter, structure
 
 from .profiles import ProfileRow
@@ -173,11 +175,15 @@ def _check_factory(obj: object, *, name: str, where: str) -> type | Callable[...
     return obj
 
 
-def instantiate_plugin(factory: Callable[..., object], config: Mapping[str, Any], *, name: str, where: str) -> object:
+def instantiate_plugin(
+    factory: Callable[..., object], config: Mapping[str, Any], *, name: str, where: str, base: Path | None = None
+) -> object:
     """Validate ``config`` against ``factory.config_schema`` and build the plugin.
 
-    Bad config raises ProfileError (``<where>: field 'config': <problem> @ $.path``);
-    a failing constructor raises PluginError.
+    String fields marked :data:`~hookspecs.markers.CONFIG_PATH` are resolved
+    against ``base`` (the directory of the file that set the config) when
+    relative. Bad config raises ProfileError (``<where>: field 'config':
+    <problem> @ $.path``); a failing constructor raises PluginError.
     """
     schema = getattr(factory, "config_schema", None)
     if schema is None:
@@ -190,11 +196,28 @@ def instantiate_plugin(factory: Callable[..., object], config: Mapping[str, Any]
     else:
         if not (isinstance(schema, type) and attrs.has(schema)):
             raise PluginError(f"{where}: plugin {name!r}: config_schema must be an attrs class, got {schema!r}")
+        config = resolve_paths(schema, config, base)
         args = {"config": _structure_config(schema, config, where=f"{where}: field 'config'")}
     try:
         return factory(**args)
     except Exception as exc:
         raise PluginError(f"{where}: plugin {name!r} failed to start: {type(exc).__name__}: {exc}") from exc
+
+
+def resolve_paths(schema: type, config: Mapping[str, Any], base: Path | None) -> Mapping[str, Any]:
+    """``config`` with its path fields (``~`` expanded) made absolute against ``base``."""
+    keys = [settings_key(f) for f in attrs.fields(schema) if f.metadata.get(CONFIG_PATH)]
+    resolved = dict(config)
+    for key in keys:
+        value = resolved.get(key)
+        if isinstance(value, str) and value:  # other types fail in structuring, with the field named
+            path = Path(value)
+            try:
+                path = path.expanduser()
+            except RuntimeError:  # ~name of no known user: kept as written, so the open names it
+                pass
+            resolved[key] = str(base / path if base is not None and not path.is_absolute() else path)
+    return resolved
 
 
 def _structure_config(schema: type, config: Mapping[str, Any], *, where: str) -> Any:
@@ -272,7 +295,7 @@ def load_plugins(
                 results.append(_skipped(row.id, row.name, row.layer, "disabled"))
                 continue
             factory = resolve_plugin(row.name, where=where)
-            instance = instantiate_plugin(factory, row.config, name=row.name, where=where)
+            instance = instantiate_plugin(factory, row.config, name=row.name, where=where, base=row.base)
             register(instance, reg_name=row.id, plugin_name=row.name, layer=row.layer, where=where)
         _check_pending(pm, where_by_name)
     except BaseException:

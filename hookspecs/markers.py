@@ -28,6 +28,11 @@ PLUGINS_ENTRY_POINT_GROUP = "dsh.plugins"
 #: Entry-point group whose values name YAML patch files that insert profile rows.
 BUNDLES_ENTRY_POINT_GROUP = "dsh.bundles"
 
+#: ``attrs.field(metadata={CONFIG_PATH: True})`` marks a plugin config field as a
+#: file path: the host resolves a relative value against the directory of the
+#: profile or patch file that set the row's config (``~`` is expanded first).
+CONFIG_PATH: Final = "dsh.path"
+
 #: The attribute :func:`event_types` sets on a ``dsh_session_event`` implementation.
 EVENT_TYPES_ATTRIBUTE: Final = "dsh_event_types"
 

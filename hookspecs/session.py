@@ -20,6 +20,7 @@ if TYPE_CHECKING:
     from .protocols import Agent, EventTypeRegistrar, Session
     from .values.agents import (
         AgentStatus,
+        CancelCause,
         InboxChange,
         InboxTarget,
         LlmCallConfig,
@@ -187,6 +188,26 @@ def dsh_agent_disposed(agent: Agent) -> Awaitable[None] | None:
     Semantics: observer.
 
     Timing: must not block; start cleanup with ``host.spawn``.
+    """
+
+
+@hookspec
+def dsh_agent_background_cancel(agent: Agent, cause: CancelCause) -> Awaitable[None] | None:
+    """The person asked to stop the background work done for ``agent``.
+
+    When: the host's front end relays the request (the reference chat: Ctrl-C
+    at the prompt while background work runs); ``agent`` is a root, usually idle.
+
+    Arguments: ``agent`` — the root the work is for; ``cause`` — who asked
+    (``by: "user"``) and why.
+
+    Return: nothing (``None``, or an awaitable the host runs in the background, never awaited).
+
+    Semantics: observer. Cancel what is run or held for ``agent`` — a review,
+    a report waiting to be relayed — as for a user abort of its turn. Runs the
+    host tracks are cancelled through their request's token as well.
+
+    Timing: must not block.
     """
 
 

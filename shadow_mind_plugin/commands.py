@@ -150,7 +150,7 @@ class ShadowCommand:
         key, _, value_text = rest.partition(" ")
         if not key:
             notes = self.rt.governance.settings_notes()
-            lines = [f"{k}: {json.dumps(v)}" for k, v in current.items()]
+            lines = [f"{k}: {shown_value(v)}" for k, v in current.items()]
             if notes:
                 lines.append("healed or ignored:")
                 lines.extend(f"  - {n}" for n in notes)
@@ -158,7 +158,7 @@ class ShadowCommand:
         if key not in current:
             return CommandResult.error(f"unknown setting {key!r}; /shadow config lists them")
         if not value_text.strip():
-            return CommandResult.ok(f"{key}: {json.dumps(current[key])}")
+            return CommandResult.ok(f"{key}: {shown_value(current[key])}")
         pairs = [(key, value_text.strip())]
         tokens = split_values(rest)
         if len(tokens) > 2 and len(tokens) % 2 == 0 and all(t in current for t in tokens[::2]):
@@ -173,7 +173,19 @@ class ShadowCommand:
             ops.append(SettingsOp.unset(name) if value is None else SettingsOp.set(name, value))
         resolved = await self.host.settings.mutate(SETTINGS_NAMESPACE, ops)
         shown = settings_view(resolved) if isinstance(resolved, ShadowMindSettings) else {}
-        return CommandResult.ok("\n".join(f"{name}: {json.dumps(shown.get(name))}" for name, _ in pairs))
+        return CommandResult.ok("\n".join(f"{name}: {shown_value(shown.get(name))}" for name, _ in pairs))
+
+
+def shown_value(value: Any) -> str:
+    """A setting as JSON, a whole number written as one (``600``, not ``600.0``:
+    the float fields hold whole numbers more often than not)."""
+
+    def plain(v: Any) -> Any:
+        if isinstance(v, float) and v.is_integer():
+            return int(v)
+        return [plain(x) for x in v] if isinstance(v, list | tuple) else v
+
+    return json.dumps(plain(value))
 
 
 def getattr_field(definition: Any, field: str) -> Any:
@@ -186,10 +198,12 @@ def usage() -> str:
 
 
 def format_status(status: dict[str, Any]) -> str:
+    # in words a person knows: the epoch (an internal generation counter) is left
+    # to the status data; the "value loop" reads as how the agent took challenges
     lines = [
-        f"Shadow Mind {'paused' if status['paused'] else 'active'}; {len(status['active'])} running; "
-        f"{status['pending_schedules']} queued; {status['total_runs']} total runs; epoch {status['epoch']}",
-        f"budget: {status['budget_tier']} ({status['spent_chars']} characters since the last user message)",
+        f"Shadow Mind {'paused' if status['paused'] else 'active'}: {_count(len(status['active']), 'review')} running, "
+        f"{status['pending_schedules']} waiting to start, {status['total_runs']} in this session",
+        f"review budget: {status['budget_tier']} ({status['spent_chars']} characters reviewed since your last message)",
     ]
     if status.get("budget_state_error"):
         lines.append(f"  budget state: {status['budget_state_error']} — automatic reviews stay off while a budget is set")
@@ -213,10 +227,10 @@ def format_status(status: dict[str, Any]) -> str:
     if status["pending_escalations"]:
         lines.append(f"  escalation reserved for: {', '.join(status['pending_escalations'])}")
     for stats in status.get("value_loop", []):
-        rate = f", hit rate {stats['hit_rate']:.0%}" if stats.get("hit_rate") is not None else ""
+        rate = f"; it adopted {stats['hit_rate']:.0%} of those it answered" if stats.get("hit_rate") is not None else ""
         lines.append(
-            f"  value loop {stats['shadow_id']}: {stats['challenges']} challenges, {stats['adopted']} adopted, "
-            f"{stats['rejected']} rejected, {stats['ignored']} ignored{rate}"
+            f"  challenges from {stats['shadow_id']}: {stats['challenges']} sent to the agent, which adopted "
+            f"{stats['adopted']}, rejected {stats['rejected']} and ignored {stats['ignored']}{rate}"
         )
     last = status.get("last_run")
     if last:
@@ -236,6 +250,10 @@ def format_status(status: dict[str, Any]) -> str:
         lines.append("settings healed or ignored:")
         lines.extend(f"  - {note}" for note in notes)
     return "\n".join(lines)
+
+
+def _count(n: int, noun: str) -> str:
+    return f"{n} {noun}" if n == 1 else f"{n} {noun}s"
 
 
 def _evidence_lines(run: dict[str, Any]) -> list[str]:

@@ -108,6 +108,11 @@ class ShadowMindRuntimePlugin:
             self.runtime.on_agent_disposed(agent)
 
     @hookimpl
+    def dsh_agent_background_cancel(self, agent: Agent, cause: Any) -> None:
+        if self.runtime is not None and agent.is_root:
+            self.runtime.on_background_cancel(agent)
+
+    @hookimpl
     def dsh_settings_updated(self, namespace: str, value: Any, previous: Any) -> None:
         if self.runtime is not None and namespace == SETTINGS_NAMESPACE:
             self.runtime.on_settings_updated(value, previous)

@@ -78,6 +78,8 @@ class ReasonCode(StrEnum):
     # cancellations
     USER_MESSAGE_RECEIVED = "USER_MESSAGE_RECEIVED"
     USER_TURN_ABORTED = "USER_TURN_ABORTED"
+    #: the user stopped the root's background work (``dsh_agent_background_cancel``)
+    USER_CANCELLED = "USER_CANCELLED"
     SHADOW_PAUSED = "SHADOW_PAUSED"
     ROOT_DISPOSED = "ROOT_DISPOSED"
     PLUGIN_DISPOSED = "PLUGIN_DISPOSED"
@@ -128,6 +130,7 @@ CANCELLATION_CODES: Final = frozenset(
     {
         ReasonCode.USER_MESSAGE_RECEIVED,
         ReasonCode.USER_TURN_ABORTED,
+        ReasonCode.USER_CANCELLED,
         ReasonCode.SHADOW_PAUSED,
         ReasonCode.ROOT_DISPOSED,
         ReasonCode.PLUGIN_DISPOSED,

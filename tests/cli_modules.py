@@ -41,6 +41,8 @@ sys.exit(main())
 HEAVY = (
     "harness.cli.chat",
     "harness.cli.chat_input",
+    "harness.cli.markdown",
+    "rich",
     "harness.web",
     "harness.host",
     "harness.llm.openai_compat",

@@ -37,3 +37,11 @@ def test_chat_help_loads_no_web_stack(tmp_path: Path) -> None:
     run, modules = imported_by(tmp_path, "chat", "--help", home=tmp_path / "home")
     assert run.returncode == 0, run.stderr.decode()[-2000:]
     assert not {m for m in modules if m.startswith(("harness.web", "starlette", "hypercorn", "httpx"))}
+
+
+def test_run_and_demo_load_no_terminal_chat(tmp_path: Path) -> None:
+    """rich renders the chat's Markdown; a headless run or demo never loads it."""
+    for argv in (("run", "--profile", "examples/profiles/scripted-hello.yml", "What is this project?"), ("demo",)):
+        run, modules = imported_by(tmp_path, *argv, home=tmp_path / "home")
+        assert run.returncode == 0, run.stderr.decode()[-2000:]
+        assert not {m for m in modules if m.startswith(("rich", "harness.cli.chat", "harness.cli.markdown"))}, argv

@@ -184,6 +184,11 @@ class LoopAgent:
             self._turn_token.cancel(cause)
         return True
 
+    def cancel_background(self, cause: CancelCause) -> None:
+        """The person asked to stop the background work plugins do for this
+        agent (``dsh_agent_background_cancel``); a running turn is not touched."""
+        self.runtime.hooks.agent_background_cancel(self, cause)
+
     def discard_pending(self) -> None:
         """Drop everything queued (an owner withdrawing work that never started)."""
         self._discard_inbox()

@@ -8,12 +8,14 @@ Usage::
     you> /help                        a slash command (Tab completes /names on a terminal;
                                       a leading space sends "/..." text as a prompt)
     Allow? [y/N] y                    tools that need approval ask here (y/yes allows once)
-    Ctrl-C                            aborts the running turn; at the prompt, cancels the
-                                      background runs (reviews); with none, twice quits
+    Ctrl-C                            aborts the running turn; at the prompt, stops the
+                                      background work (reviews, a report waiting to be
+                                      relayed); with none, twice quits
     Ctrl-D                            exits (the session stays on disk; resume with --session)
 
-Background work (a Shadow review) never holds the prompt: its cards print above
-the prompt, which is redrawn with what was typed so far.
+Answers are rendered as Markdown (see :mod:`harness.cli.markdown`). Background
+work (a Shadow review) never holds the prompt: its cards print above the
+prompt, which is redrawn with what was typed so far.
 
 Stdin may be a pipe: lines are then read one by one (prompts, then answers to
 approval questions, in order), each after the background work the previous one
@@ -24,6 +26,7 @@ exits.
 from __future__ import annotations
 
 import argparse
+import shutil
 import signal
 import sys
 from pathlib import Path
@@ -32,7 +35,17 @@ from typing import Any, TextIO
 import trio
 
 from hookspecs import hookimpl
-from hookspecs.values import AgentOptions, CancelCause, CancelToken, EventTypes, SessionEvent, create_user_message
+from hookspecs.values import (
+    AgentOptions,
+    CancelCause,
+    CancelToken,
+    EventTypes,
+    SessionEvent,
+    StreamDelta,
+    StreamEnd,
+    TextDelta,
+    create_user_message,
+)
 
 from ..commands import parse_command
 from ..host import HarnessHost, open_host
@@ -41,8 +54,9 @@ from .approver import TerminalApprover
 from .background import BackgroundRuns
 from .chat_input import LineReader, open_line_source, preserved_terminal
 from .common import single_dsh_error
+from .markdown import LiveMarkdown
 from .parsers import add_chat_parser
-from .render import LiveRenderer, Style, render_events, visible
+from .render import LiveRenderer, Style, display_text, render_events, source_label, visible
 from .run import agent_options, attach_root, drain, workspace
 
 RED = "\x1b[31m"
@@ -53,6 +67,11 @@ ERASE_LINE = "\r\x1b[K"
 DOUBLE_PRESS_SECONDS = 2.0
 RESUME_LINES = 6
 RESUME_WIDTH = 160
+#: what ``/help`` adds in the chat, after every command the profile provides
+CHAT_KEYS = """Keys:
+  Ctrl-C                       abort the turn; at the prompt, stop background reviews
+  Ctrl-D                       exit (resume later with harness chat --session ID)
+  Tab                          complete a /command"""
 
 
 class ChatRenderer(LiveRenderer):
@@ -63,6 +82,9 @@ class ChatRenderer(LiveRenderer):
         super().__init__(out, show_reasoning=True)
         self.reader = reader
         self._redraw = False
+        self.markdown = LiveMarkdown(
+            self._write, color=self.style.color, live=self.style.color, size=lambda: shutil.get_terminal_size((100, 24))
+        )
 
     def _write(self, text: str) -> None:
         if self.reader.prompt_visible:
@@ -85,8 +107,48 @@ class ChatRenderer(LiveRenderer):
             self.reader.reprompt()
 
     @hookimpl
+    def dsh_agent_stream(self, agent: Any, frame: Any) -> None:
+        """Answers render as Markdown, a finished block at a time (reasoning
+        streams dimmed, as it came)."""
+        if agent.id not in self.agent_ids:
+            return
+        if isinstance(frame, StreamDelta) and isinstance(frame.chunk, TextDelta):
+            self._end_reasoning()
+            if self._mid_line and not self.markdown.mid_line:
+                self._write("\n")
+            self.markdown.feed(frame.chunk.text)
+            self._mid_line = self.markdown.mid_line
+            return
+        if isinstance(frame, StreamEnd):
+            self._end_reasoning()
+            self.markdown.end()
+            self._mid_line = False
+        super().dsh_agent_stream(agent, frame)
+
+    def _end_reasoning(self) -> None:
+        if self._in_reasoning:
+            self._in_reasoning = False
+            self._write("\n")
+            self._mid_line = False
+
+    def _line(self, text: str) -> None:
+        if self.markdown.cut():  # a card or a tool call mid-answer: the open block is rendered first
+            self._mid_line = False
+        super()._line(text)
+
+    @hookimpl
     def dsh_session_event(self, session: Any, event: SessionEvent) -> None:
-        super().dsh_session_event(session, event)
+        data = event.data if isinstance(event.data, dict) else {}
+        message = data.get("message")
+        if session.id in self.agent_ids and event.type == EventTypes.USER_MESSAGE and source_label(message) != "user":
+            # a plugin's delivery (a relayed report): what people are meant to read, as Markdown
+            self._line(self.style.bold(f"[{source_label(message)}]"))
+            self._write(self.markdown.whole(display_text(message)))
+        else:
+            if event.type == EventTypes.TURN_END and session.id in self.agent_ids:
+                if self.markdown.end():  # an aborted answer's open block; the next answer starts afresh
+                    self._mid_line = False
+            super().dsh_session_event(session, event)
         if event.type == EventTypes.TURN_END:
             self.settle()
 
@@ -154,6 +216,8 @@ class Chat:
         elif result.kind == "success":
             if result.text:
                 self.renderer.line(visible(result.text))
+            if (parse_command(line) or ("",))[0] == "help":
+                self.renderer.line(CHAT_KEYS)
         else:
             self.renderer.line(self._error(result.text or "the command failed"))
 
@@ -191,6 +255,9 @@ class Chat:
         if self._wait_scope is not None and not self.agent.quiescent:
             nursery.start_soon(self._abort_when_running)  # a turn is about to start
             return
+        if self.background.active or self.host.background_busy:
+            # plugins stop what no run token covers: a report waiting to be relayed
+            self.agent.cancel_background(user)
         cancelled = self.background.cancel()
         if self._wait_scope is not None:
             self._wait_scope.cancel()  # piped input waited for background work only

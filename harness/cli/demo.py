@@ -15,9 +15,13 @@ The host never imports the plugin: it reads the directory through
 
 The demo runs in a temporary copy of that directory, so nothing is written
 where the command is typed: the process works from the copy (relative paths in
-the profile resolve there), the agents work in the copy's workspace, and
-``$DSH_HOME`` is a temporary directory unless one is set. All of it is removed
-afterwards.
+the profile resolve against the profile's directory anyway), the agents work in
+the copy's workspace, and ``$DSH_HOME`` is a temporary directory unless one is
+set. All of it is removed afterwards.
+
+``--serve`` runs the demo's prompt as ``harness demo`` does, then serves the web
+client over the same ``$DSH_HOME`` and workspace until Ctrl-C: the page lists
+the demo's session, and further questions can be asked there.
 """
 
 from __future__ import annotations
@@ -40,10 +44,10 @@ from hookspecs.errors import DshError
 
 from ..paths import resolve_dsh_home
 from ..profiles import compose_profile
-from .chat import run_chat
 from .common import add_profile_arguments
 from .parsers import add_chat_parser, add_demo_parser, add_run_parser
 from .run import run_prompt
+from .serve import add_serve_parser, run_serve
 
 #: Entry-point group of shipped demos: name -> ``package:directory``.
 DEMOS_ENTRY_POINT_GROUP = "dsh.demos"
@@ -136,21 +140,34 @@ def run_demo(args: argparse.Namespace) -> int:
         with working_directory(root):
             composed = compose_profile(root / manifest["profile"], dsh_home=home)
             if args.chat:
+                from .chat import run_chat  # the terminal chat (and rich) load only to chat
+
                 chat_args = command_args("chat", "--cwd", str(workspace))
                 return trio.run(run_chat, chat_args, composed.rows, home)
             json_flag = ["--json"] if args.json else []
             run_args = command_args("run", "--cwd", str(workspace), *json_flag, "--", manifest["prompt"])
             print(f"you> {manifest['prompt']}", file=sys.stderr if args.json else sys.stdout, flush=True)
-            return trio.run(run_prompt, run_args, composed.rows, home)
+            code = trio.run(run_prompt, run_args, composed.rows, home)
+            if not args.serve or code != 0:
+                return code
+            print(
+                f"demo {demo.name}: the session above is in the web client; open the URL below "
+                "(the offline model answers one question; Ctrl-C stops the server and removes the demo)",
+                file=sys.stderr,
+                flush=True,
+            )
+            serve_args = command_args("serve", "--cwd", str(workspace), "--port", str(args.port))
+            return trio.run(run_serve, serve_args, composed.rows, home)
 
 
 def command_args(command: str, *argv: str) -> argparse.Namespace:
-    """``harness run|chat`` arguments exactly as their own parsers build them,
+    """``harness run|chat|serve`` arguments exactly as their own parsers build them,
     defaults included, so an option added there needs nothing here."""
     parser = argparse.ArgumentParser(prog="harness")
     sub = parser.add_subparsers(dest="command")
     add_run_parser(sub, add_profile_arguments)
     add_chat_parser(sub, add_profile_arguments)
+    add_serve_parser(sub, add_profile_arguments)
     return parser.parse_args([command, *argv])
 
 

@@ -71,8 +71,13 @@ def add_demo_parser(sub: Any) -> None:
     )
     parser.add_argument("name", nargs="?", help="which demo (default: the only one installed)")
     parser.add_argument("--list", action="store_true", help="list the installed demos")
-    parser.add_argument("--json", action="store_true", help="print a JSON transcript instead of streaming text")
-    parser.add_argument("--chat", action="store_true", help="chat in the demo's setup instead of sending its prompt")
+    how = parser.add_mutually_exclusive_group()
+    how.add_argument("--json", action="store_true", help="print a JSON transcript instead of streaming text")
+    how.add_argument("--chat", action="store_true", help="chat in the demo's setup instead of sending its prompt")
+    how.add_argument(
+        "--serve", action="store_true", help="run the demo's prompt, then serve its session in the web client"
+    )
+    parser.add_argument("--port", type=int, default=8765, help="with --serve: the port (default: 8765; 0 picks a free one)")
 
 
 def add_sessions_parser(sub: Any) -> None:

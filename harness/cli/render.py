@@ -110,6 +110,15 @@ def tool_result_line(data: dict[str, Any]) -> str:
     return f"  ↳ {data.get('name')}: {len(lines)} lines, {len(text)} chars"
 
 
+def display_text(message: Any) -> str:
+    """What people are shown of a plugin's delivery: its source's ``display``
+    Markdown when it has one (a relayed report without the preamble written
+    for the agent), else the message text."""
+    source = message.get("source") if isinstance(message, dict) else None
+    display = source.get("display") if isinstance(source, dict) else None
+    return display if isinstance(display, str) and display.strip() else message_text(message)
+
+
 def source_label(message: Any) -> str:
     source = message.get("source", {}) if isinstance(message, dict) else {}
     return str(source.get("kind", "user"))

@@ -80,9 +80,20 @@ class CommandRegistryImpl:
         return result
 
 
+#: a usage longer than this goes on a line of its own, the description under it
+_USAGE_COLUMN = 28
+
+
 def help_text(commands: list[CommandDefinition]) -> str:
+    """Every registered command (the host's and every plugin's): its usage and
+    its one-line description, in columns while the usage is short."""
     lines = ["Commands:"]
     for command in commands:
         usage = f"/{command.name}" + (f" {command.input_hint}" if command.input_hint else "")
-        lines.append(f"  {usage:<28} {command.description}")
+        description = command.description.strip().splitlines()[0] if command.description.strip() else ""
+        if len(usage) <= _USAGE_COLUMN:
+            lines.append(f"  {usage:<{_USAGE_COLUMN}} {description}".rstrip())
+        else:
+            lines.append(f"  {usage}")
+            lines.append(f"  {'':<{_USAGE_COLUMN}} {description}".rstrip())
     return "\n".join(lines)

@@ -2,10 +2,10 @@
 
 Profile row::
 
-    {id: llm, name: scripted-llm, config: {script: tests/scripts/x.yml, provider: scripted}}
+    {id: llm, name: scripted-llm, config: {script: scripts/x.yml, provider: scripted}}
 
-Config: ``script`` (path; a relative path is resolved against the current
-working directory of the host process, ``~`` is expanded), ``provider``
+Config: ``script`` (path; in a profile or patch file a relative path is
+resolved against that file's directory, ``~`` is expanded), ``provider``
 (default ``scripted``) and ``chunk_size`` (characters per streamed text or
 reasoning delta, default 16). The script is loaded and validated when the
 plugin is constructed; errors name the file and the field path.
@@ -67,6 +67,7 @@ import attrs
 
 from hookspecs import hookimpl
 from hookspecs.errors import LlmError
+from hookspecs.markers import CONFIG_PATH
 from hookspecs.protocols import LlmAdapter
 from hookspecs.values.cancel import CancelToken
 from hookspecs.values.llm import LlmRequest, ModelInfo, StreamChunk
@@ -90,7 +91,8 @@ def _check_provider(_instance: object, attribute: attrs.Attribute[str], value: s
 class ScriptedLlmConfig:
     """The ``config`` of a ``scripted-llm`` profile row."""
 
-    script: str
+    #: a profile's relative path names a file beside the profile (see hookspecs.markers.CONFIG_PATH)
+    script: str = attrs.field(metadata={CONFIG_PATH: True})
     provider: str = attrs.field(default="scripted", validator=_check_provider)
     chunk_size: int = attrs.field(default=16, validator=attrs.validators.ge(1))
 

@@ -57,17 +57,19 @@ def compose_profile(profile: Path | str, *, dsh_home: Path, patches: Sequence[Pa
                     f"{ref.where}: unknown bundle {ref.name!r}; available bundles: {', '.join(sorted(known)) or '(none)'}"
                 )
             patch = parse_patch(read_bundle(bundle, where=ref.where), source=bundle.source)
-            state.apply_patch(patch, layer=f"bundle:{ref.name}")
-    state.apply_profile(doc, layer=f"profile:{path}")
+            state.apply_patch(patch, layer=f"bundle:{ref.name}", base=None)
+    state.apply_profile(doc, layer=f"profile:{path}", base=path.absolute().parent)
     home_patch = Path(dsh_home) / HOME_PATCH
     # lexists, not is_file: a home patch that is a FIFO or a device is refused, not silently skipped
     if os.path.lexists(home_patch):
         text = read_text(home_patch, what="home patch")
-        state.apply_patch(parse_patch(text, source=str(home_patch)), layer="home-patch")
+        state.apply_patch(parse_patch(text, source=str(home_patch)), layer="home-patch", base=home_patch.absolute().parent)
     for patch_path in patches:
         patch_path = Path(patch_path)
         text = read_text(patch_path, what="patch")
-        state.apply_patch(parse_patch(text, source=str(patch_path)), layer=f"patch:{patch_path}")
+        state.apply_patch(
+            parse_patch(text, source=str(patch_path)), layer=f"patch:{patch_path}", base=patch_path.absolute().parent
+        )
     return ComposedProfile(
         path=path, rows=tuple(state.rows.values()), warnings=tuple(state.warnings), layers=tuple(state.layers)
     )
@@ -81,30 +83,30 @@ class _State:
     warnings: list[str] = attrs.field(factory=list)
     layers: list[str] = attrs.field(factory=list)
 
-    def apply_patch(self, patch: PatchDoc, *, layer: str) -> None:
+    def apply_patch(self, patch: PatchDoc, *, layer: str, base: Path | None) -> None:
         self.layers.append(layer)
         for op in patch.ops:
             if isinstance(op, InsertOp):
                 for spec in op.rows:
-                    self._insert(spec, layer=layer)
+                    self._insert(spec, layer=layer, base=base)
             elif op.id in self.rows:
-                self._update(op, layer=layer)
+                self._update(op, layer=layer, base=base)
             else:
                 self.warnings.append(f"{op.where}: no row with id {op.id!r} to patch in layer {layer!r}; op ignored")
 
-    def apply_profile(self, doc: ProfileDoc, *, layer: str) -> None:
+    def apply_profile(self, doc: ProfileDoc, *, layer: str, base: Path) -> None:
         self.layers.append(layer)
         for spec in doc.rows:
             if spec.id in self.rows:
-                self._update(spec, layer=layer)  # override a bundle row, field by field
+                self._update(spec, layer=layer, base=base)  # override a bundle row, field by field
             elif spec.name is None:
                 raise ProfileError(
                     f"{spec.where}: field 'name': required field missing (no bundle defines id {spec.id!r})"
                 )
             else:
-                self._insert(spec, layer=layer)
+                self._insert(spec, layer=layer, base=base)
 
-    def _insert(self, spec: RowSpec, *, layer: str) -> None:
+    def _insert(self, spec: RowSpec, *, layer: str, base: Path | None) -> None:
         existing = self.rows.get(spec.id)
         if existing is not None:
             raise ProfileError(
@@ -119,15 +121,17 @@ class _State:
             disabled=bool(spec.disabled),
             layer=layer,
             origin=spec.where,
+            base=base,
         )
 
-    def _update(self, spec: RowSpec, *, layer: str) -> None:
+    def _update(self, spec: RowSpec, *, layer: str, base: Path | None) -> None:
         row = self.rows[spec.id]
         changes: dict[str, Any] = {"layer": layer, "origin": spec.where}
         if spec.name is not None:
             changes["name"] = spec.name
         if spec.config is not None:
             changes["config"] = copy.deepcopy(spec.config)  # whole config; no deep merge
+            changes["base"] = base  # its paths were written relative to this layer's file
         if spec.disabled is not None:
             changes["disabled"] = spec.disabled
         self.rows[spec.id] = attrs.evolve(row, **changes)

@@ -24,6 +24,11 @@ class ProfileRow:
     disabled: bool = False
     layer: str
     origin: str = ""
+    #: The directory of the file that set ``config`` (None for bundles and rows
+    #: built in code): relative paths in config fields marked
+    #: :data:`hookspecs.markers.CONFIG_PATH` resolve against it, so a profile
+    #: names its files the same from any working directory.
+    base: Path | None = None
 
 
 @attrs.frozen(kw_only=True)

@@ -103,6 +103,12 @@ class ReportBatcher(Generic[R]):
         return await self.flush()
 
     def take_waiting(self) -> list[R]:
-        """Remove and return every report not yet delivered (epoch changes)."""
+        """Remove and return every report not yet delivered (epoch changes).
+
+        The open window closes with them: a timer left sleeping would keep the
+        host's background work busy (and a chat's exit waiting) for nothing."""
         batch, self._reports = self._reports, []
+        if self._timer is not None:
+            self._timer.cancel()
+            self._timer = None
         return batch

@@ -194,6 +194,13 @@ class ShadowRuntime:
         elif state is not None and is_real_user(event) and self.ctx.live_root(session.id) is not None:
             self.budget.commit_user_window(state, event.seq)
 
+    def on_background_cancel(self, agent: Agent) -> None:
+        """The person stopped the root's background work: reviews and reports
+        waiting to be relayed (or queued in its inbox) end as for a user abort."""
+        state = self._owners.states.get(agent.id)
+        if state is not None and state.root is agent and not self.ctx.stopped:
+            self.cancel_owner(state, ReasonCode.USER_CANCELLED, CancellationSource.USER_INPUT)
+
     def on_agent_created(self, agent: Agent) -> None:
         self.primer.start(agent)
 

@@ -88,7 +88,7 @@ def test_reviews_run_in_the_background_and_ctrl_c_cancels_them(tmp_path: Path, c
     child.sendintr()
     # the run, or (when the key beat the run's start) the work still preparing it
     child.expect(r"\(cancelling (1 background run|background work)\)")
-    child.expect(re.escape("Reviewer aborted [PROVIDER_ABORTED]"))
+    child.expect(r"Reviewer aborted \[(USER_CANCELLED|PROVIDER_ABORTED)\]")
     child.expect(PROMPT + r"(\x1b\[0m)? partial")  # the prompt redrawn with the typed text
     child.send(" line\r")
     child.expect(re.escape("Plain answer."))

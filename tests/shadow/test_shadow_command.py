@@ -224,8 +224,8 @@ async def test_status_of_a_fresh_root(tmp_path: Path) -> None:
         root = await new_root(host)
         text = ok(await shadow(host, root, "/shadow status"))
         assert text.splitlines() == [
-            "Shadow Mind active; 0 running; 0 queued; 0 total runs; epoch 0",
-            "budget: standard (0 characters since the last user message)",
+            "Shadow Mind active: 0 reviews running, 0 waiting to start, 0 in this session",
+            "review budget: standard (0 characters reviewed since your last message)",
             "no completed runs",
         ]
 
@@ -241,8 +241,8 @@ async def test_status_shows_the_last_run_totals_and_spend(tmp_path: Path) -> Non
         lines = text.splitlines()
         spent = runtime.owners[root.id].trigger.spent_chars
         assert spent > 0
-        assert lines[0] == "Shadow Mind active; 0 running; 0 queued; 1 total runs; epoch 0"
-        assert lines[1] == f"budget: standard ({spent} characters since the last user message)"
+        assert lines[0] == "Shadow Mind active: 0 reviews running, 0 waiting to start, 1 in this session"
+        assert lines[1] == f"review budget: standard ({spent} characters reviewed since your last message)"
         assert lines[2].startswith(
             f"last run: default/{view.run_id} silent at validate (seq {view.captured_through_seq}, "
         )
@@ -259,7 +259,7 @@ async def test_status_shows_a_running_review_and_a_cooldown(tmp_path: Path, auto
         state = runtime.owners[root.id]
         state.trigger.cooldowns["other"] = Cooldown(until=runtime.now() + 60, patterns=("spinning", "no_drift"))
         text = ok(await shadow(host, root, "/shadow status"))
-        assert "; 1 running; " in text.splitlines()[0]
+        assert ": 1 review running, " in text.splitlines()[0]
         assert f"  running default/{entry.view.run_id} at run (seq {entry.view.captured_through_seq})" in text
         assert "  cooldown other until " in text and "(spinning, no_drift)" in text
         # a second forced review of the same Shadow is refused while it runs
@@ -279,7 +279,7 @@ async def test_status_shows_an_exhausted_budget(tmp_path: Path) -> None:
         root = await new_root(host)
         await checked_turn(host, root)
         text = ok(await shadow(host, root, "/shadow status"))
-        assert f"budget: exhausted ({runtime.owners[root.id].trigger.spent_chars} characters" in text
+        assert f"review budget: exhausted ({runtime.owners[root.id].trigger.spent_chars} characters" in text
 
 
 # --- pause, resume, cycles -------------------------------------------------------------------------
@@ -293,7 +293,7 @@ async def test_pause_stops_automatic_reviews_and_resume_restarts_them(tmp_path: 
         assert ok(await shadow(host, root, "/shadow pause")) == (
             "Shadow reviews paused for this session; /shadow resume restarts them."
         )
-        assert ok(await shadow(host, root, "/shadow status")).startswith("Shadow Mind paused; ")
+        assert ok(await shadow(host, root, "/shadow status")).startswith("Shadow Mind paused: ")
         # pausing twice is harmless
         ok(await shadow(host, root, "/shadow pause"))
         await checked_turn(host, root)
@@ -301,7 +301,7 @@ async def test_pause_stops_automatic_reviews_and_resume_restarts_them(tmp_path: 
         assert not [r for r in adapter.requests if r.metadata["delegation_depth"] == 1]
 
         assert ok(await shadow(host, root, "/shadow resume")) == "Shadow reviews resumed."
-        assert ok(await shadow(host, root, "/shadow status")).startswith("Shadow Mind active; ")
+        assert ok(await shadow(host, root, "/shadow status")).startswith("Shadow Mind active: ")
         await checked_turn(host, root)
         assert runtime.owners[root.id].run.total_runs == 1
 
@@ -358,7 +358,7 @@ async def test_new_bypasses_probability_enabled_and_pause(tmp_path: Path) -> Non
         assert (view.phase, view.stage) == ("silent", "validate")
         assert len([r for r in adapter.requests if r.metadata["delegation_depth"] == 1]) == 1
         # still paused afterwards
-        assert ok(await shadow(host, root, "/shadow status")).startswith("Shadow Mind paused; ")
+        assert ok(await shadow(host, root, "/shadow status")).startswith("Shadow Mind paused: ")
 
 
 async def test_a_forced_review_while_paused_reaches_the_root(tmp_path: Path) -> None:
@@ -693,7 +693,11 @@ async def test_config_lists_every_setting(tmp_path: Path) -> None:
         assert "reviewWindowSize: 8" in lines
         assert 'argumentDisclosure: "redacted"' in lines
         assert 'reasoningEffortLadder: ["low", "medium", "high"]' in lines
-        assert "resultBatchWindowMs: 0.0" in lines  # the profile row's value
+        # whole numbers read as integers, also in float fields; fractions stay
+        assert "resultBatchWindowMs: 0" in lines  # the profile row's value
+        assert "defaultShadowTimeoutSeconds: 600" in lines
+        assert "diminishingNoveltyThreshold: 0.4" in lines
+        assert not any(line.endswith(".0") for line in lines)
         assert not any(line.startswith("healed") for line in lines)
 
 
@@ -873,3 +877,23 @@ def test_a_value_yaml_cannot_read_is_a_clear_error() -> None:
 
     with pytest.raises(DshError, match="^maxReportChars: could not read the value"):
         parse_value("maxReportChars", "\x07")
+
+
+def test_status_reads_in_words_a_person_knows() -> None:
+    """No internal terms: the epoch is not shown, the value loop reads as what
+    the agent did with the challenges (issue 21, item 11)."""
+    from shadow_mind_plugin.commands import format_status
+
+    status = {
+        "paused": False, "active": [], "pending_schedules": 1, "total_runs": 3, "epoch": 7, "budget_tier": "standard",
+        "spent_chars": 120, "cooldowns": [], "pending_escalations": [],
+        "value_loop": [{"shadow_id": "default", "challenges": 3, "adopted": 1, "rejected": 1, "ignored": 1, "hit_rate": 0.5}],
+    }  # fmt: skip
+    text = format_status(status)
+    assert "epoch" not in text and "value loop" not in text
+    assert text.splitlines()[:3] == [
+        "Shadow Mind active: 0 reviews running, 1 waiting to start, 3 in this session",
+        "review budget: standard (120 characters reviewed since your last message)",
+        "  challenges from default: 3 sent to the agent, which adopted 1, rejected 1 and ignored 1; "
+        "it adopted 50% of those it answered",
+    ]
