@@ -111,7 +111,9 @@ _SCRATCH: Final = frozenset(
 
 
 #: a command that failed because there was nothing to do: nothing is left undone
-_NOTHING_TO_DO: Final = re.compile(r"nothing to commit, working tree clean|^Already up to date\.|^Everything up-to-date$", re.M)
+_NOTHING_TO_DO: Final = re.compile(
+    r"nothing to commit, working tree clean|^Already up to date\.|^Everything up-to-date$", re.M
+)
 
 
 def had_nothing_to_do(output: str) -> bool:

@@ -175,7 +175,11 @@ def test_done_after_a_command_that_had_nothing_to_do_is_silent(dialect: str, tmp
     # git commit exits 1 on a clean tree: nothing was left undone
     steps = [
         User("Commit the gitignore"),
-        Shell("git add .gitignore && git commit -m 'Ignore caches'", 1, "On branch master\nnothing to commit, working tree clean"),
+        Shell(
+            "git add .gitignore && git commit -m 'Ignore caches'",
+            1,
+            "On branch master\nnothing to commit, working tree clean",
+        ),
         Answer("The `.gitignore` was already committed. The task is complete."),
     ]
     assert run(dialect, steps, tmp_path).findings == []
