@@ -11,7 +11,7 @@ from typing import Final
 from ..vocabulary import Verdict
 from . import text as read
 from .finding import CheckFinding, CheckKind
-from .shell import Category, categories, only_looks
+from .shell import Category, categories, had_nothing_to_do, only_looks
 from .tools import LOOKS, MUTATIONS, basename, same_file
 from .view import Action, SessionView
 
@@ -119,7 +119,9 @@ def unbacked_change(view: SessionView) -> list[CheckFinding]:
 def done_after_error(view: SessionView) -> list[CheckFinding]:
     """Fires when the answer claims completion, admits no problem anywhere, and
     a tool error of the turn (not a read, search, listing or read-only shell
-    command) was followed by no call of the same tool or on the same file."""
+    command, nor a command that failed for having nothing to do, such as a
+    commit of a clean tree) was followed by no call of the same tool or on the
+    same file."""
     answer = view.answer()
     if answer is None:
         return []
@@ -130,6 +132,8 @@ def done_after_error(view: SessionView) -> list[CheckFinding]:
     for index in range(len(window) - 1, -1, -1):
         error = window[index]
         if not error.failed or error.shape.kind in LOOKS or (error.shape.command and only_looks(error.shape.command)):
+            continue
+        if error.shape.command and had_nothing_to_do(error.output):
             continue
         if any(_addresses(later, error) for later in window[index + 1 :]):
             continue

@@ -40,7 +40,7 @@ _CATEGORIES: Final = (
             r"|python[\d.]*\s+-m\s+(?:pytest|unittest)"
             r"|(?:npm|pnpm|yarn|bun)\s+(?:run\s+)?test"
             r"|(?:cargo|go|dotnet|mix|deno|swift)\s+test"
-            r"|make\s+(?:\S+\s+)*?(?:test|check)"
+            r"|(?:make|just)\s+(?:\S+\s+)*?(?:test|check)"
             r"|(?:gradlew?|mvn)\b[^;&|\n]*\btest"
         ),
     ),
@@ -51,7 +51,7 @@ _CATEGORIES: Final = (
             r"|black\s+--check|prettier\s+--check"
             r"|python[\d.]*\s+-m\s+(?:ruff|mypy|flake8|pylint)"
             r"|(?:npm|pnpm|yarn|bun)\s+(?:run\s+)?(?:lint|typecheck|type-check)"
-            r"|make\s+lint"
+            r"|(?:make|just)\s+lint"
         ),
     ),
     (
@@ -108,6 +108,16 @@ _SCRATCH: Final = frozenset(
         ".mypy_cache", ".ruff_cache", ".tox", ".nox", ".venv", "venv", ".cache", ".coverage", ".next", ".parcel-cache",
     }
 )  # fmt: skip
+
+
+#: a command that failed because there was nothing to do: nothing is left undone
+_NOTHING_TO_DO: Final = re.compile(
+    r"nothing to commit, working tree clean|^Already up to date\.|^Everything up-to-date$", re.M
+)
+
+
+def had_nothing_to_do(output: str) -> bool:
+    return bool(_NOTHING_TO_DO.search(output))
 
 
 def categories(command: str) -> frozenset[Category]:

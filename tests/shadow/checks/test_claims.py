@@ -158,6 +158,33 @@ def test_done_after_a_failed_command_and_only_a_look_fires(dialect: str, tmp_pat
     assert run(dialect, steps, tmp_path).kinds() == ["done-after-error"]
 
 
+def test_a_run_rerun_green_through_a_task_runner_is_silent(dialect: str, tmp_path: Path) -> None:
+    # `just check` runs the tests: the failed pytest before it is superseded, not the last word
+    steps = [
+        User("Run just check and fix what fails"),
+        Shell("python -m pytest tests/", 1, "FAIL Required test coverage of 100% not reached."),
+        Read("tests/test_app.py"),
+        Edit("tests/test_app.py"),
+        Shell("just check", 0, "1 passed"),
+        Answer("The quality checks now pass. I fixed the test to call the function."),
+    ]
+    assert run(dialect, steps, tmp_path).findings == []
+
+
+def test_done_after_a_command_that_had_nothing_to_do_is_silent(dialect: str, tmp_path: Path) -> None:
+    # git commit exits 1 on a clean tree: nothing was left undone
+    steps = [
+        User("Commit the gitignore"),
+        Shell(
+            "git add .gitignore && git commit -m 'Ignore caches'",
+            1,
+            "On branch master\nnothing to commit, working tree clean",
+        ),
+        Answer("The `.gitignore` was already committed. The task is complete."),
+    ]
+    assert run(dialect, steps, tmp_path).findings == []
+
+
 def test_done_after_the_error_was_retried_is_silent(dialect: str, tmp_path: Path) -> None:
     steps = [
         User("Make add() correct"),

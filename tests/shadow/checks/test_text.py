@@ -52,6 +52,11 @@ def test_command_categories_and_looks() -> None:
     assert categories("ruff check . && mypy") == {Category.LINT}
     assert categories("npm run build") == {Category.BUILD}
     assert categories("cat pytest.ini") == set()
+    # task runners' recipes, as for make: `just check` runs the tests (and often more)
+    assert categories("just check 2>&1") == {Category.TESTS}
+    assert categories("just test") == {Category.TESTS}
+    assert categories("just lint") == {Category.LINT}
+    assert categories("just format") == set()
     assert only_looks("grep -rn foo src") and not only_looks("pip install foo")
 
 
