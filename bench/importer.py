@@ -92,7 +92,9 @@ def claude_code(lines: int, seed: int = 20) -> list[str]:
         parent = uuid
         step = i % 8
         if step == 1:
-            out.append(_dumps({**base, "type": "user", "message": {"role": "user", "content": PROSE * rng.randint(1, 3)}}))
+            out.append(
+                _dumps({**base, "type": "user", "message": {"role": "user", "content": PROSE * rng.randint(1, 3)}})
+            )
         elif step in (2, 4, 6):
             content: list[dict[str, Any]] = []
             if step == 2:
@@ -100,18 +102,62 @@ def claude_code(lines: int, seed: int = 20) -> list[str]:
             content.append({"type": "text", "text": PROSE * rng.randint(1, 2)})
             call_input = {"command": "pytest -q tests/", "description": "run the tests"}
             if rng.random() < 0.4:
-                call_input = {"file_path": f"/home/me/app/src/m{i}.py", "old_string": _blob(rng)[:300], "new_string": _blob(rng)[:320]}
-            content.append({"type": "tool_use", "id": f"toolu_{i:08d}", "name": rng.choice(["Bash", "Edit", "Read"]), "input": call_input})
-            usage = {"input_tokens": 812, "cache_creation_input_tokens": 0, "cache_read_input_tokens": 20480, "output_tokens": 96}
-            message = {"id": f"msg_{i:08d}", "type": "message", "role": "assistant", "model": "claude-sonnet-4-5", "content": content, "stop_reason": "tool_use", "usage": usage}
+                call_input = {
+                    "file_path": f"/home/me/app/src/m{i}.py",
+                    "old_string": _blob(rng)[:300],
+                    "new_string": _blob(rng)[:320],
+                }
+            content.append(
+                {
+                    "type": "tool_use",
+                    "id": f"toolu_{i:08d}",
+                    "name": rng.choice(["Bash", "Edit", "Read"]),
+                    "input": call_input,
+                }
+            )
+            usage = {
+                "input_tokens": 812,
+                "cache_creation_input_tokens": 0,
+                "cache_read_input_tokens": 20480,
+                "output_tokens": 96,
+            }
+            message = {
+                "id": f"msg_{i:08d}",
+                "type": "message",
+                "role": "assistant",
+                "model": "claude-sonnet-4-5",
+                "content": content,
+                "stop_reason": "tool_use",
+                "usage": usage,
+            }
             out.append(_dumps({**base, "type": "assistant", "requestId": f"req_{i:08d}", "message": message}))
         elif step in (3, 5, 7):
-            result = {"type": "tool_result", "tool_use_id": f"toolu_{i - 1:08d}", "content": _blob(rng), "is_error": rng.random() < 0.1}
-            entry = {**base, "type": "user", "message": {"role": "user", "content": [result]}, "toolUseResult": {"stdout": "", "interrupted": False}}
+            result = {
+                "type": "tool_result",
+                "tool_use_id": f"toolu_{i - 1:08d}",
+                "content": _blob(rng),
+                "is_error": rng.random() < 0.1,
+            }
+            entry = {
+                **base,
+                "type": "user",
+                "message": {"role": "user", "content": [result]},
+                "toolUseResult": {"stdout": "", "interrupted": False},
+            }
             out.append(_dumps(entry))
         else:
             kind = rng.choice(["progress", "system"])
-            out.append(_dumps({**base, "type": kind, "subtype": "hook", "content": "PostToolUse:Bash [ruff check]", "level": "info"}))
+            out.append(
+                _dumps(
+                    {
+                        **base,
+                        "type": kind,
+                        "subtype": "hook",
+                        "content": "PostToolUse:Bash [ruff check]",
+                        "level": "info",
+                    }
+                )
+            )
     return out
 
 
@@ -119,34 +165,117 @@ def codex(lines: int, seed: int = 20) -> list[str]:
     """Real-shaped Codex rollout lines: the session's meta, turn contexts,
     response items and the event messages that repeat them."""
     rng = random.Random(seed)
-    out = [_codex(0, "session_meta", {"id": "0199a1b2-c3d4", "cwd": "/home/me/app", "originator": "codex_cli_rs", "cli_version": "0.171.0", "instructions": PROSE * 4})]
+    out = [
+        _codex(
+            0,
+            "session_meta",
+            {
+                "id": "0199a1b2-c3d4",
+                "cwd": "/home/me/app",
+                "originator": "codex_cli_rs",
+                "cli_version": "0.171.0",
+                "instructions": PROSE * 4,
+            },
+        )
+    ]
     i = 0
     while len(out) < lines:
         i += 1
         step = i % 9
         if step == 1:
             text = PROSE * rng.randint(1, 3)
-            out.append(_codex(i, "turn_context", {"cwd": "/home/me/app", "approval_policy": "on-request", "sandbox_policy": {"mode": "workspace-write"}, "model": "gpt-5-codex", "effort": "medium", "summary": "auto"}))
-            out.append(_codex(i, "response_item", {"type": "message", "role": "user", "content": [{"type": "input_text", "text": text}]}))
+            out.append(
+                _codex(
+                    i,
+                    "turn_context",
+                    {
+                        "cwd": "/home/me/app",
+                        "approval_policy": "on-request",
+                        "sandbox_policy": {"mode": "workspace-write"},
+                        "model": "gpt-5-codex",
+                        "effort": "medium",
+                        "summary": "auto",
+                    },
+                )
+            )
+            out.append(
+                _codex(
+                    i,
+                    "response_item",
+                    {"type": "message", "role": "user", "content": [{"type": "input_text", "text": text}]},
+                )
+            )
             out.append(_codex(i, "event_msg", {"type": "user_message", "message": text, "images": []}))
         elif step in (2, 4, 6):
-            out.append(_codex(i, "response_item", {"type": "reasoning", "summary": [{"type": "summary_text", "text": PROSE}], "encrypted_content": "gAAAA" + "x" * 400}))
+            out.append(
+                _codex(
+                    i,
+                    "response_item",
+                    {
+                        "type": "reasoning",
+                        "summary": [{"type": "summary_text", "text": PROSE}],
+                        "encrypted_content": "gAAAA" + "x" * 400,
+                    },
+                )
+            )
             command = {"command": ["bash", "-lc", "pytest -q tests/"], "workdir": "/home/me/app", "timeout_ms": 120000}
-            out.append(_codex(i, "response_item", {"type": "function_call", "name": "shell", "arguments": json.dumps(command), "call_id": f"call_{i:08d}"}))
+            out.append(
+                _codex(
+                    i,
+                    "response_item",
+                    {
+                        "type": "function_call",
+                        "name": "shell",
+                        "arguments": json.dumps(command),
+                        "call_id": f"call_{i:08d}",
+                    },
+                )
+            )
         elif step in (3, 5, 7):
-            output = json.dumps({"output": _blob(rng), "metadata": {"exit_code": int(rng.random() < 0.1), "duration_seconds": 0.4}})
-            out.append(_codex(i, "response_item", {"type": "function_call_output", "call_id": f"call_{i - 1:08d}", "output": output}))
+            output = json.dumps(
+                {"output": _blob(rng), "metadata": {"exit_code": int(rng.random() < 0.1), "duration_seconds": 0.4}}
+            )
+            out.append(
+                _codex(
+                    i,
+                    "response_item",
+                    {"type": "function_call_output", "call_id": f"call_{i - 1:08d}", "output": output},
+                )
+            )
         else:
             text = PROSE * rng.randint(1, 2)
-            out.append(_codex(i, "response_item", {"type": "message", "role": "assistant", "content": [{"type": "output_text", "text": text}]}))
+            out.append(
+                _codex(
+                    i,
+                    "response_item",
+                    {"type": "message", "role": "assistant", "content": [{"type": "output_text", "text": text}]},
+                )
+            )
             out.append(_codex(i, "event_msg", {"type": "agent_message", "message": text}))
-            usage = {"input_tokens": 20480, "cached_input_tokens": 19000, "output_tokens": 96, "reasoning_output_tokens": 64, "total_tokens": 20576}
-            out.append(_codex(i, "event_msg", {"type": "token_count", "info": {"total_token_usage": usage, "last_token_usage": usage, "model_context_window": 272000}}))
+            usage = {
+                "input_tokens": 20480,
+                "cached_input_tokens": 19000,
+                "output_tokens": 96,
+                "reasoning_output_tokens": 64,
+                "total_tokens": 20576,
+            }
+            out.append(
+                _codex(
+                    i,
+                    "event_msg",
+                    {
+                        "type": "token_count",
+                        "info": {"total_token_usage": usage, "last_token_usage": usage, "model_context_window": 272000},
+                    },
+                )
+            )
     return out[:lines]
 
 
 def _codex(i: int, kind: str, payload: dict[str, Any]) -> str:
-    return _dumps({"timestamp": f"2026-01-02T03:{i // 60 % 60:02d}:{i % 60:02d}.678Z", "type": kind, "payload": payload})
+    return _dumps(
+        {"timestamp": f"2026-01-02T03:{i // 60 % 60:02d}:{i % 60:02d}.678Z", "type": kind, "payload": payload}
+    )
 
 
 def _dumps(entry: dict[str, Any]) -> str:
