@@ -45,7 +45,7 @@ import re
 from collections.abc import Iterable, Iterator
 from typing import Any, Final
 
-from .secret_gate import CONTROLS
+from .secret_gate import CONTROL_GATE, CONTROLS
 from .secret_rules import BREAK, SPACE
 from .secrets_detect import CREDENTIAL, PARTIAL_SECRET, hide_credentials, is_plain, may_hold_credentials, suspects
 
@@ -137,6 +137,11 @@ def visible(text: str) -> str:
     """``text`` with every control character made visible (``^[``, ``^G``, a
     lone CR as ``^M``, ``<U+009B>``; tabs and newlines kept) and every lone
     surrogate shown as U+FFFD; ``\r\n`` becomes ``\n``."""
+    try:
+        if CONTROL_GATE.first(text.encode("utf-8")) < 0:
+            return text  # one scan: nothing to replace (``\r`` is a control character)
+    except UnicodeEncodeError:
+        pass  # a lone surrogate
     return _CONTROL.sub(_stand_in, _SURROGATE.sub("\ufffd", text.replace("\r\n", "\n")))
 
 

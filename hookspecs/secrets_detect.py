@@ -95,10 +95,13 @@ _PEM_END: Final = re.compile(r"-----END[A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?-----")
 _PEM_BODY: Final = re.compile(r"(?:[A-Za-z0-9+/=\r\n]|\\[nr])*")
 
 # Values that name or stand for a secret rather than being one.
+_PLACEHOLDER_WORDS: Final = frozenset(
+    "none null nil true false undefined str string int bytes bool float number any optional secretstr".split()
+)
 _PLACEHOLDER: Final = re.compile(
-    r"\$\{?[A-Za-z_][A-Za-z0-9_]*\}?|\{\{[^{}]*\}\}|%\([A-Za-z_]+\)s|<[^<>]*>|\*+|x{3,}|\.{3}|…"
-    r"|none|null|nil|true|false|undefined|str|string|int|bytes|bool|float|number|any|optional|secretstr"
-    r"|\[credential\]",
+    r"\$\{?[A-Za-z_][A-Za-z0-9_]*\}?|\{\{[^{}]*\}\}|%\([A-Za-z_]+\)s|<[^<>]*>|\*+|x{3,}|\.{3}|…|"
+    + "|".join(sorted(_PLACEHOLDER_WORDS))
+    + r"|\[credential\]",
     re.IGNORECASE,
 )
 _IDENTIFIER: Final = re.compile(r"[A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)*")
@@ -116,7 +119,7 @@ def hide_credentials(text: str, *, secrets: Iterable[str] = ()) -> str:
     extra = {s for s in secrets if s}
     data = text.encode("utf-8", "surrogatepass")
     if not extra and not _KNOWN.may_occur(text, data):
-        return text  # one scan: no rule's literal, no registered secret
+        return text  # one scan: no rule can match, no registered secret occurs
     hidden = _KNOWN.hide(text, extra, data)
     if hidden is not text:
         text, data = hidden, hidden.encode("utf-8", "surrogatepass")
@@ -170,8 +173,8 @@ def suspects(texts: Sequence[str]) -> list[bool]:
     starts = list(accumulate((len(e) + 1 for e in encoded), initial=0))
     flags = [known.odd_in(text) for text in texts]
     pos = 0
-    # no hit spans a NUL (neither a gate literal nor a window the gate holds
-    # has one), so each hit lies inside the text it starts in
+    # a hit flags the text it starts in, and the scan goes on from the next
+    # text's start, so a hit reaching across a NUL hides none of the next one's
     while (at := known.gate.first(data, pos)) >= 0:
         index = bisect_right(starts, at) - 1
         flags[index] = True
@@ -305,9 +308,15 @@ def _merged(spans: list[tuple[int, int]]) -> list[tuple[int, int]]:
 
 def _not_a_secret(value: str, *, folded_value: str, next_char: str) -> bool:
     """True when an assigned value names or stands for a secret instead of being one."""
-    if not value or _PLACEHOLDER.fullmatch(value):
+    if not value:
         return True
     if _IDENTIFIER.fullmatch(value) is None:
-        return False
+        return _PLACEHOLDER.fullmatch(value) is not None
+    # An identifier is a placeholder only as one of the words or as xxx (the
+    # other placeholders need $ { % < * . or […]): a set lookup instead of the
+    # pattern, which cost more than the rest of a hit.
+    low = value.lower()
+    if low in _PLACEHOLDER_WORDS or (len(low) >= 3 and not low.strip("x")):
+        return True
     # a reference (api_key=api_key, token=self.token) or a call (password=get_password())
     return _NAMES_A_SECRET.search(folded_value) is not None or next_char in ("(", "[")

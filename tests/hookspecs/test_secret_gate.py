@@ -150,3 +150,96 @@ def test_scrub_visible_is_visible_then_scrub_secrets(pieces: list[str], register
 def test_the_plain_gate_stops_at_every_control_character(text: str) -> None:
     # tabs and newlines are kept as they are; everything else visible() changes must be hit
     assert secrets_detect.is_plain(text) == (visible(text) == text)
+
+
+def _visible_in_full(text: str) -> str:
+    """visible() without its one-scan shortcut: the three replacements it makes."""
+    import re
+
+    from hookspecs.secret_gate import CONTROLS
+
+    def stand_in(match: re.Match[str]) -> str:
+        code = ord(match.group())
+        return "^" + chr(code ^ 0x40) if code < 0x20 or code == 0x7F else f"<U+{code:04X}>"
+
+    text = re.sub("[\ud800-\udfff]", "\ufffd", text.replace("\r\n", "\n"))
+    return re.sub(f"[{CONTROLS}]", stand_in, text)
+
+
+@settings(max_examples=300, deadline=None)
+@given(pieces=st.lists(_PIECES, max_size=6))
+def test_visible_skips_only_texts_it_would_leave_alone(pieces: list[str]) -> None:
+    text = "".join(pieces)
+    assert visible(text) == _visible_in_full(text)
+
+
+@settings(max_examples=400, deadline=None)
+@given(
+    value=st.one_of(
+        st.sampled_from(["None", "NULL", "str", "Optional", "SecretStr", "xxx", "XxXx", "xx", "x.y", "api_key", "..."]),
+        st.text(st.sampled_from(list("xXsStrnoeNu_.0$<>{}*%()[]…ſK")), max_size=8),
+    ),
+    next_char=st.sampled_from(["", "(", "[", " "]),
+)
+def test_not_a_secret_agrees_with_the_placeholder_pattern(value: str, next_char: str) -> None:
+    # the set lookup for identifier-shaped values must answer as the pattern did
+    from hookspecs.secrets_detect import _IDENTIFIER, _NAMES_A_SECRET, _PLACEHOLDER, _not_a_secret
+
+    folded = value.lower()
+    if not value or _PLACEHOLDER.fullmatch(value):
+        expected = True
+    elif _IDENTIFIER.fullmatch(value) is None:
+        expected = False
+    else:
+        expected = _NAMES_A_SECRET.search(folded) is not None or next_char in ("(", "[")
+    assert _not_a_secret(value, folded_value=folded, next_char=next_char) == expected
+
+
+_URL_PIECES = st.sampled_from(
+    [
+        "https",
+        "://",
+        "user",
+        ":",
+        "p4ss",
+        "@",
+        "/",
+        "?",
+        "#",
+        " ",
+        "\n",
+        "\t",
+        "\0",
+        '"',
+        "\\",
+        "é",
+        "\u2028",
+        "\x1c",
+        "x",
+    ]
+)
+
+
+@settings(max_examples=500, deadline=None)
+@given(pieces=st.lists(_URL_PIECES, max_size=10))
+def test_the_first_scan_hits_every_url_password_the_rule_hides(pieces: list[str]) -> None:
+    # the first scan takes a URL only with a password: wherever the URL rule
+    # hides something, in the text or in an event's JSON line, it must hit
+    from hookspecs.values.json import dumps_compact
+
+    text = "".join(pieces)
+    spans = secrets_detect._merged(secrets_detect._spans_everywhere(text))
+    if spans:
+        assert secrets_detect.may_hold_credentials(text)
+        assert secrets_detect.may_hold_credentials(dumps_compact({"t": text}).encode("utf-8"))
+        assert secrets_detect.suspects(["a", text, "b"]) == [False, True, False]
+    assert scrub_secrets(text) == secrets_detect._splice(text, spans)
+
+
+@pytest.mark.parametrize(
+    "text",
+    ["see https://docs.example.com/guide?a=1#top", "git@github.com:me/repo.git", "ftp://host/path:x@y"],
+)
+def test_a_link_without_a_password_is_settled_by_the_first_scan(text: str) -> None:
+    assert not secrets_detect.may_hold_credentials(text)
+    assert scrub_secrets(text) == text
