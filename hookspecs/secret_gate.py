@@ -145,11 +145,11 @@ class KnownSecrets:
     def may_occur(self, text: str, data: bytes) -> bool:
         """True when ``text`` (``data``: its UTF-8 bytes) holds a rule's literal
         or a registered window: one scan."""
-        return self.gate.first(data) >= 0 or any(w in text for w in self._odd)
+        return self.gate.first(data) >= 0 or (bool(self._odd) and any(w in text for w in self._odd))
 
     def may_occur_bytes(self, data: bytes) -> bool:
         """:meth:`may_occur` of the UTF-8 bytes ``data`` (a JSON line) alone."""
-        return self.gate.first(data) >= 0 or any(w in data for w in self._odd_bytes)
+        return self.gate.first(data) >= 0 or (bool(self._odd_bytes) and any(w in data for w in self._odd_bytes))
 
     def _registered_in(self, text: str, data: bytes | None) -> bool:
         """True when a registered window occurs in ``text``: one scan, not a search per window."""
@@ -161,7 +161,8 @@ class KnownSecrets:
 
     def odd_in(self, text: str) -> bool:
         """True when a window the gate does not hold occurs in ``text``."""
-        return any(w in text for w in self._odd)
+        # (no generator for the usual empty tuple: this runs for every text)
+        return bool(self._odd) and any(w in text for w in self._odd)
 
     def hide(self, text: str, extra: set[str], data: bytes | None = None) -> str:
         """``text`` with every stretch of a registered or ``extra`` secret's
