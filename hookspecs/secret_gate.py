@@ -70,6 +70,8 @@ class Gate:
 
     def first(self, data: bytes, pos: int = 0) -> int:
         """Where the first hit in ``data`` at or after ``pos`` starts, or -1."""
+        if pos > len(data):
+            return -1  # RE2 would log an invalid range to stderr
         if self._raw is None:
             hit = self._compiled.search(data, pos)
             return -1 if hit is None else int(hit.start())

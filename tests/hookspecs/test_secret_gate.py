@@ -243,3 +243,10 @@ def test_the_first_scan_hits_every_url_password_the_rule_hides(pieces: list[str]
 def test_a_link_without_a_password_is_settled_by_the_first_scan(text: str) -> None:
     assert not secrets_detect.may_hold_credentials(text)
     assert scrub_secrets(text) == text
+
+
+def test_a_hit_in_the_last_text_ends_the_scan_quietly(capfd: pytest.CaptureFixture[str]) -> None:
+    # after a hit the scan resumes at the next text's start, past the end for
+    # the last one: RE2 must not be asked (it logs the bad range to stderr)
+    assert secrets_detect.suspects(["clean", "api_key=Zx81kQ2mLp09vNbT"]) == [False, True]
+    assert "invalid startpos" not in capfd.readouterr().err
