@@ -92,6 +92,20 @@ _PROSE = (
     "secretary role never sees the password prompt; passwordless login stays enabled. "
 )
 
+PROSE = _PROSE
+#: the texts a tool result shows, by how each is drawn (``bench/importer.py`` uses them too)
+BLOBS: tuple[Callable[[random.Random], str], ...] = (
+    lambda rng: _CODE * rng.randint(1, 4),
+    lambda rng: _JS * rng.randint(1, 6),
+    lambda rng: _GO * rng.randint(1, 6),
+    lambda rng: _TESTS,
+    lambda rng: _GITLOG,
+    lambda rng: _LOCK,
+    lambda rng: _MARKDOWN,
+    lambda rng: _PROSE * 10,
+    lambda rng: _ENV + _JS,
+)
+
 
 def _line(rng: random.Random, i: int) -> str:
     kind = rng.random()

@@ -24,6 +24,10 @@ run it first, so no path rule or cut can leave part of a secret behind.
 
 and bounds the length. :func:`scrub_secrets` stops after the credentials.
 
+:func:`visible` makes control characters printable (text from outside must
+not drive a terminal), and :func:`scrub_visible` does both that and
+:func:`scrub_secrets`: one scan settles a text that needs neither.
+
 Names match case-insensitively (``ſ`` counts as ``s`` and the Kelvin sign as
 ``k``, as under JavaScript's ``iu`` flags) and only as whole words.
 White space is the union of Python's and ECMAScript's sets where it separates
@@ -41,8 +45,9 @@ import re
 from collections.abc import Iterable, Iterator
 from typing import Any, Final
 
+from .secret_gate import CONTROL_GATE, CONTROLS
 from .secret_rules import BREAK, SPACE
-from .secrets_detect import CREDENTIAL, PARTIAL_SECRET, hide_credentials, may_hold_credentials, suspects
+from .secrets_detect import CREDENTIAL, PARTIAL_SECRET, hide_credentials, is_plain, may_hold_credentials, suspects
 
 __all__ = [
     "ABSOLUTE_PATH",
@@ -53,6 +58,8 @@ __all__ = [
     "scrub_json",
     "scrub_secrets",
     "scrub_text",
+    "scrub_visible",
+    "visible",
 ]
 
 ABSOLUTE_PATH: Final = "[absolute-path]"
@@ -112,6 +119,37 @@ def scrub_secrets(text: str, *, secrets: Iterable[str] = ()) -> str:
     would let someone act as the person is replaced by ``[credential]``.
     """
     return hide_credentials(text, secrets=secrets)
+
+
+_CONTROL = re.compile(f"[{CONTROLS}]")
+# A lone surrogate (JSON allows "\ud800") cannot be encoded for any terminal.
+_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def _stand_in(match: re.Match[str]) -> str:
+    code = ord(match.group())
+    if code < 0x20 or code == 0x7F:
+        return "^" + chr(code ^ 0x40)  # caret notation: ESC -> ^[, BEL -> ^G, DEL -> ^?
+    return f"<U+{code:04X}>"
+
+
+def visible(text: str) -> str:
+    """``text`` with every control character made visible (``^[``, ``^G``, a
+    lone CR as ``^M``, ``<U+009B>``; tabs and newlines kept) and every lone
+    surrogate shown as U+FFFD; ``\r\n`` becomes ``\n``."""
+    try:
+        if CONTROL_GATE.first(text.encode("utf-8")) < 0:
+            return text  # one scan: nothing to replace (``\r`` is a control character)
+    except UnicodeEncodeError:
+        pass  # a lone surrogate
+    return _CONTROL.sub(_stand_in, _SURROGATE.sub("\ufffd", text.replace("\r\n", "\n")))
+
+
+def scrub_visible(text: str) -> str:
+    """``scrub_secrets(visible(text))``: a text from outside as it is kept whole
+    (an imported transcript's). A text with nothing to change costs one scan
+    (:func:`hookspecs.secrets_detect.is_plain`)."""
+    return text if is_plain(text) else hide_credentials(visible(text))
 
 
 def scrub_json(value: Any, *, secrets: Iterable[str] = (), serialized: str | bytes | None = None) -> Any:

@@ -99,17 +99,29 @@ _PART_RULES: Final = (
 
 
 class Rule:
-    """One rule: literals that must occur, its pattern, where it runs and what it hides."""
+    """One rule: literals that must occur, its pattern, where it runs and what it hides.
 
-    __slots__ = ("folded", "kind", "literals", "pattern")
+    The pattern is compiled on first use: compiling every rule costs more
+    than the interpreter's start, and nearly every text is settled by the
+    gate (:mod:`hookspecs.secret_gate`) without any rule running.
+    """
+
+    __slots__ = ("_compiled", "_source", "folded", "kind", "literals")
 
     def __init__(self, literals: tuple[str, ...], pattern: str, *, folded: bool, kind: str) -> None:
         self.literals = literals
-        self.pattern = re.compile(pattern)
+        self._source = pattern
+        self._compiled: re.Pattern[str] | None = None
         self.folded = folded
         #: "assign": the value, unless it is plainly no secret; "token": the
         #: whole match; "part": the group ``secret``
         self.kind = kind
+
+    @property
+    def pattern(self) -> re.Pattern[str]:
+        if self._compiled is None:
+            self._compiled = re.compile(self._source)
+        return self._compiled
 
 
 RULES: Final = (

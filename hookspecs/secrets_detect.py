@@ -47,10 +47,11 @@ tokens and extended with Google, ``sk-``, ``xapp-``, ``github_pat_`` and
 keyword patterns backtrack and it scans far slower than the budget for
 session appends (see ``bench/secret_scan.py``).
 
-Speed: one RE2 pattern (the gate) holds every rule's opening literal (key
-words only when a separator follows); a text it does not hit is returned at
-once, which is nearly every string of a session, and :func:`may_hold_credentials`
-asks the same of a whole event's JSON line. On a hit, in ASCII text each rule
+Speed: one RE2 pattern (the gate, :mod:`hookspecs.secret_gate`) holds every
+rule's opening literal (key words only when a separator follows) and every
+window of the registered secrets; a text it does not hit is returned after
+that one scan, which is nearly every string of a session, and
+:func:`may_hold_credentials` asks the same of a whole event's JSON line. On a hit, in ASCII text each rule
 is tried only where the gate hit (every rule opens on its literal); other
 text is scanned by each rule whose literal occurs. Every pattern runs in
 linear time: no quantifier is nested, and a rule that could start at many
@@ -62,15 +63,13 @@ Importing this module has no side effects.
 from __future__ import annotations
 
 import re
-import threading
 from bisect import bisect_right
 from collections.abc import Iterable, Iterator, Sequence
 from itertools import accumulate
 from typing import Final
 
-import re2  # type: ignore[import-untyped]
-
-from .secret_rules import BY_EXACT_START, BY_FOLDED_START, RULES, SPACE, Rule
+from .secret_gate import CREDENTIAL, PARTIAL_SECRET, RULE_GATE, KnownSecrets, splice
+from .secret_rules import BY_EXACT_START, BY_FOLDED_START, RULES, Rule
 
 __all__ = [
     "CREDENTIAL",
@@ -78,38 +77,16 @@ __all__ = [
     "PARTIAL_SECRET",
     "forget_registered_secrets",
     "hide_credentials",
+    "is_plain",
     "may_hold_credentials",
     "suspects",
     "register_secret",
 ]
 
-CREDENTIAL: Final = "[credential]"
-#: Consecutive characters of a known secret that count as an echo of it.
-PARTIAL_SECRET: Final = 8
 #: Shortest value :func:`register_secret` accepts: keyless local servers take
 #: dummy keys such as ``ollama`` or ``EMPTY``, and hiding those words in every
 #: stored event would mangle ordinary text while protecting nothing.
 MIN_REGISTERED_SECRET: Final = 16
-
-
-# Every rule's literal in one RE2 pattern (RE2 scans in linear time with a
-# DFA, hundreds of MB/s, whatever the number of literals): a text without a
-# hit has nothing to hide, which is nearly every string of a session. Key
-# words count only when a separator follows, as in the rules. It also holds
-# on the JSON text of a value (see may_hold_credentials): quotes and
-# backslashes may repeat and escaped white space may separate.
-_GATE_KEYWORDS = r"key|token|secret|pass(?:word|wd|phrase)?|pwd|author[iı]zat[iı]on|credent[iı]als?"
-_GATE_PATTERN: Final = (
-    rf"(?i)(?:{_GATE_KEYWORDS})[\"'`\]\\]*(?:[{SPACE}]|\\[nrtfb]|\\u00[0-9a-f]{{2}})*(?::=|=>|[:=])"
-    r"|sk-|xox|xapp-|hooks\.slack\.com/|://|bearer"
-    r"|(?-i:[sr]k_live_|[sr]k_test_|AKIA|ASIA|ABIA|ACCA|A3T|gh[pousr]_|github_pat_|gl[a-z]{1,5}-|AIza|eyJ|PRIVATE KEY)"
-)
-_GATE_BYTES: Final = re2.compile(_GATE_PATTERN.encode())
-# The binding's public search/finditer wrap every hit in Python objects (about
-# 8 us each, more than the scan of a whole event); its compiled RE2 object
-# answers with plain spans. The public API stays the fallback.
-_GATE_RAW: Final = getattr(_GATE_BYTES, "_regexp", None)
-_UNANCHORED: Final = re2._Anchor.UNANCHORED if _GATE_RAW is not None else None
 
 _PEM_BEGIN: Final = re.compile(r"-----BEGIN[A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?-----")
 _PEM_END: Final = re.compile(r"-----END[A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?-----")
@@ -118,10 +95,13 @@ _PEM_END: Final = re.compile(r"-----END[A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?-----")
 _PEM_BODY: Final = re.compile(r"(?:[A-Za-z0-9+/=\r\n]|\\[nr])*")
 
 # Values that name or stand for a secret rather than being one.
+_PLACEHOLDER_WORDS: Final = frozenset(
+    "none null nil true false undefined str string int bytes bool float number any optional secretstr".split()
+)
 _PLACEHOLDER: Final = re.compile(
-    r"\$\{?[A-Za-z_][A-Za-z0-9_]*\}?|\{\{[^{}]*\}\}|%\([A-Za-z_]+\)s|<[^<>]*>|\*+|x{3,}|\.{3}|…"
-    r"|none|null|nil|true|false|undefined|str|string|int|bytes|bool|float|number|any|optional|secretstr"
-    r"|\[credential\]",
+    r"\$\{?[A-Za-z_][A-Za-z0-9_]*\}?|\{\{[^{}]*\}\}|%\([A-Za-z_]+\)s|<[^<>]*>|\*+|x{3,}|\.{3}|…|"
+    + "|".join(sorted(_PLACEHOLDER_WORDS))
+    + r"|\[credential\]",
     re.IGNORECASE,
 )
 _IDENTIFIER: Final = re.compile(r"[A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)*")
@@ -136,14 +116,22 @@ def hide_credentials(text: str, *, secrets: Iterable[str] = ()) -> str:
     ``secrets`` are values known to be secret for this call, on top of the
     ones registered with :func:`register_secret`.
     """
-    text = _KNOWN.hide(text, {s for s in secrets if s})
+    extra = {s for s in secrets if s}
     data = text.encode("utf-8", "surrogatepass")
-    if _gate_hit(data, 0) < 0:
-        return text
+    if not extra and not _KNOWN.may_occur(text, data):
+        return text  # one scan: no rule can match, no registered secret occurs
+    hidden = _KNOWN.hide(text, extra, data)
+    if hidden is not text:
+        text, data = hidden, hidden.encode("utf-8", "surrogatepass")
     if "PRIVATE KEY" in text:
         text = _hide_pem_blocks(text)
         data = text.encode("utf-8", "surrogatepass")
-    spans = _spans_at_hits(text, data) if text.isascii() else _spans_everywhere(text)
+    if text.isascii():
+        spans = _spans_at_hits(text, data)  # none when the rules' gate does not hit
+    elif _gate_hit(data, 0) < 0:
+        return text
+    else:
+        spans = _spans_everywhere(text)
     return _splice(text, _merged(spans))
 
 
@@ -156,8 +144,20 @@ def may_hold_credentials(text: str | bytes) -> bool:
     walk over its strings.
     """
     if isinstance(text, bytes):
-        return _gate_hit(text, 0) >= 0 or _KNOWN.occurs_in_bytes(text)
-    return _gate(text) or _KNOWN.occurs_in(text)
+        return _KNOWN.may_occur_bytes(text)
+    return _KNOWN.may_occur(text, text.encode("utf-8", "surrogatepass"))
+
+
+def is_plain(text: str) -> bool:
+    """True when ``text`` holds no control character (tab and newline aside,
+    see :data:`~hookspecs.secret_gate.CONTROLS`), no lone surrogate and
+    nothing :func:`hide_credentials` would hide: one scan, for callers that
+    also make control characters visible (:func:`hookspecs.scrub.scrub_visible`)."""
+    try:
+        data = text.encode("utf-8")
+    except UnicodeEncodeError:
+        return False  # a lone surrogate
+    return _KNOWN.plain_gate.first(data) < 0 and not _KNOWN.odd_in(text)
 
 
 def suspects(texts: Sequence[str]) -> list[bool]:
@@ -167,14 +167,15 @@ def suspects(texts: Sequence[str]) -> list[bool]:
     One scan over all of them (an event's string values): the gate costs a
     few microseconds a call, and an event holds dozens of short strings.
     """
-    if _KNOWN.occurs_in("\0".join(texts)):
-        return [True] * len(texts)
+    known = _KNOWN
     encoded = [text.encode("utf-8", "surrogatepass") for text in texts]
     data = b"\0".join(encoded)
     starts = list(accumulate((len(e) + 1 for e in encoded), initial=0))
-    flags = [False] * len(texts)
+    flags = [known.odd_in(text) for text in texts]
     pos = 0
-    while (at := _gate_hit(data, pos)) >= 0:
+    # a hit flags the text it starts in, and the scan goes on from the next
+    # text's start, so a hit reaching across a NUL hides none of the next one's
+    while (at := known.gate.first(data, pos)) >= 0:
         index = bisect_right(starts, at) - 1
         flags[index] = True
         pos = starts[index + 1]  # the rest of that text is scrubbed anyway
@@ -199,71 +200,8 @@ def forget_registered_secrets() -> None:
     _KNOWN.clear()
 
 
-class _KnownSecrets:
-    """The registered secrets and their :data:`PARTIAL_SECRET`-character windows.
-
-    The windows are computed once per registration, not per scrub: session
-    appends scrub every value, and most texts contain none of them.
-    """
-
-    def __init__(self) -> None:
-        self._lock = threading.Lock()
-        self._values: frozenset[str] = frozenset()
-        self._windows: frozenset[str] = frozenset()
-        self._encoded: frozenset[bytes] = frozenset()
-
-    def add(self, value: str) -> None:
-        with self._lock:
-            self._values |= {value}
-            self._windows |= _windows_of({value})
-            self._encoded = frozenset(w.encode("utf-8", "surrogatepass") for w in self._windows)
-
-    def clear(self) -> None:
-        with self._lock:
-            self._values = frozenset()
-            self._windows = frozenset()
-            self._encoded = frozenset()
-
-    def occurs_in(self, text: str) -> bool:
-        """True when a registered secret's window occurs in ``text``."""
-        return any(window in text for window in self._windows)
-
-    def occurs_in_bytes(self, data: bytes) -> bool:
-        return any(window in data for window in self._encoded)
-
-    def hide(self, text: str, extra: set[str]) -> str:
-        windows = self._windows | _windows_of(extra) if extra else self._windows
-        # Cheap check first (one C-speed substring search per window): the
-        # character-by-character pass below only runs on a hit.
-        if windows and any(window in text for window in windows):
-            text = _hide_windows(text, windows, PARTIAL_SECRET)
-        for short in sorted((s for s in extra if len(s) < PARTIAL_SECRET), key=len, reverse=True):
-            text = text.replace(short, CREDENTIAL)
-        return text
-
-
-_KNOWN: Final = _KnownSecrets()
-
-
-def _windows_of(secrets: Iterable[str]) -> frozenset[str]:
-    n = PARTIAL_SECRET
-    return frozenset(s[i : i + n] for s in secrets if len(s) >= n for i in range(len(s) - n + 1))
-
-
-def _hide_windows(text: str, windows: frozenset[str], n: int) -> str:
-    """``text`` with each stretch covered by windows replaced by ``[credential]``.
-
-    Linear in ``len(text)``: every window of ``n`` characters is looked up in
-    the set; overlapping or touching matches merge into one span.
-    """
-    spans: list[list[int]] = []
-    for i in range(len(text) - n + 1):
-        if text[i : i + n] in windows:
-            if spans and i <= spans[-1][1]:
-                spans[-1][1] = i + n
-            else:
-                spans.append([i, i + n])
-    return _splice(text, [(start, stop) for start, stop in spans])
+_KnownSecrets = KnownSecrets  # the registry's type, under the name tests swap it by
+_KNOWN: Final = KnownSecrets()
 
 
 def _hide_pem_blocks(text: str) -> str:
@@ -284,42 +222,22 @@ def _end_of_body(text: str, start: int) -> int:
     return body.end() if body is not None else start
 
 
-def _splice(text: str, spans: list[tuple[int, int]]) -> str:
-    """``text`` with each (start, stop) span, in order and apart, replaced by ``[credential]``."""
-    if not spans:
-        return text
-    parts: list[str] = []
-    end = 0
-    for start, stop in spans:
-        parts += [text[end:start], CREDENTIAL]
-        end = stop
-    parts.append(text[end:])
-    return "".join(parts)
+_splice = splice
 
 
 def _gate(text: str) -> bool:
-    # RE2 over UTF-8 bytes: handing it a str costs more than encoding it here
-    # (the binding maps every offset back to characters)
-    return _gate_hit(text.encode("utf-8", "surrogatepass"), 0) >= 0
+    """True when the rules' gate hits ``text`` (registered secrets aside)."""
+    return RULE_GATE.first(text.encode("utf-8", "surrogatepass")) >= 0
 
 
 def _gate_hit(data: bytes, pos: int) -> int:
-    """Where the gate's first hit in ``data`` at or after ``pos`` starts, or -1."""
-    return next(_gate_hits(data, pos), (-1, -1))[0]
+    """Where the rules' gate's first hit in ``data`` at or after ``pos`` starts, or -1."""
+    return RULE_GATE.first(data, pos)
 
 
 def _gate_hits(data: bytes, pos: int = 0) -> Iterator[tuple[int, int]]:
-    """The (start, end) of each gate hit in ``data``, non-overlapping, in order."""
-    if _GATE_RAW is None:
-        yield from (hit.span() for hit in _GATE_BYTES.finditer(data, pos))
-        return
-    end = len(data)
-    while pos <= end:
-        start, stop = _GATE_RAW.Match(_UNANCHORED, data, pos, end)[0]
-        if start < 0:
-            return
-        yield start, stop
-        pos = stop if stop > start else stop + 1
+    """The (start, end) of each hit of the rules' gate in ``data``, non-overlapping, in order."""
+    return RULE_GATE.hits(data, pos)
 
 
 def _spans_at_hits(text: str, data: bytes) -> list[tuple[int, int]]:
@@ -390,9 +308,15 @@ def _merged(spans: list[tuple[int, int]]) -> list[tuple[int, int]]:
 
 def _not_a_secret(value: str, *, folded_value: str, next_char: str) -> bool:
     """True when an assigned value names or stands for a secret instead of being one."""
-    if not value or _PLACEHOLDER.fullmatch(value):
+    if not value:
         return True
     if _IDENTIFIER.fullmatch(value) is None:
-        return False
+        return _PLACEHOLDER.fullmatch(value) is not None
+    # An identifier is a placeholder only as one of the words or as xxx (the
+    # other placeholders need $ { % < * . or […]): a set lookup instead of the
+    # pattern, which cost more than the rest of a hit.
+    low = value.lower()
+    if low in _PLACEHOLDER_WORDS or (len(low) >= 3 and not low.strip("x")):
+        return True
     # a reference (api_key=api_key, token=self.token) or a call (password=get_password())
     return _NAMES_A_SECRET.search(folded_value) is not None or next_char in ("(", "[")

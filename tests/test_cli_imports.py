@@ -45,3 +45,59 @@ def test_run_and_demo_load_no_terminal_chat(tmp_path: Path) -> None:
         run, modules = imported_by(tmp_path, *argv, home=tmp_path / "home")
         assert run.returncode == 0, run.stderr.decode()[-2000:]
         assert not {m for m in modules if m.startswith(("rich", "harness.cli.chat", "harness.cli.markdown"))}, argv
+#: what ``harness --help`` loads no more: the event loop, the contract's values
+#: and their converters, the YAML reader and the detector's rule patterns are
+#: for commands that run
+NOT_FOR_HELP = ("trio", "cattrs", "ruamel", "hookspecs.values", "harness.profiles", "httpx")
+
+
+def test_help_loads_no_runtime(tmp_path: Path) -> None:
+    run, modules = imported_by(tmp_path, "--help", home=tmp_path / "home")
+    assert run.returncode == 0, run.stderr.decode()[-2000:]
+    assert sorted(m for m in modules if m.startswith(NOT_FOR_HELP)) == []
+
+
+#: what ``harness run`` never needs to make its request: the terminal chat and
+#: its input, the web stack, the scripted provider of a profile that does not
+#: route to it, the transcript importer and the evaluation harness
+NOT_FOR_RUN = (
+    "harness.cli.chat",
+    "harness.cli.chat_input",
+    "harness.web",
+    "starlette",
+    "hypercorn",
+    "rich",
+    "prompt_toolkit",
+    "harness.llm.scripted",
+    "harness.llm.script",
+    "harness.transcripts",
+    "harness.evaluation",
+)
+
+
+async def test_run_loads_only_what_its_request_needs(tmp_path: Path) -> None:
+    import trio
+
+    from .harness.openai import shapes
+    from .harness.openai.server import Reply, ScriptedServer
+
+    server = ScriptedServer(default=Reply.sse(shapes.text_stream(["Done."])))
+    async with trio.open_nursery() as nursery:
+        await server.start(nursery)
+        profile = tmp_path / "profile.yml"
+        profile.write_text(
+            f"- id: local\n  name: openai-compatible\n  config:\n    provider: local\n"
+            f"    base_url: {server.base_url}\n    models: [{{id: m}}]\n"
+            "- id: agent-loop\n  name: agent-loop\n  config: {model: local/m}\n"
+            "- id: tool-subagent\n  name: tool-subagent\n- bundle: shadow-mind\n"
+        )
+        work = tmp_path / "work"
+        work.mkdir()
+        argv = ("run", "--profile", str(profile), "--cwd", str(work), "--json", "hi")
+        run, modules = await trio.to_thread.run_sync(
+            lambda: imported_by(tmp_path, *argv, home=tmp_path / "home", env={"NO_PROXY": "127.0.0.1"})
+        )
+        nursery.cancel_scope.cancel()
+    assert run.returncode == 0, run.stderr.decode()[-2000:]
+    assert len(server.requests) == 1
+    assert sorted(m for m in modules if any(m == n or m.startswith(n + ".") for n in NOT_FOR_RUN)) == []

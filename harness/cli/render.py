@@ -1,7 +1,7 @@
 """Rendering a session for people: live (streamed) and after the fact.
 
 Everything shown comes from models, tools and plugins, so none of it may drive
-the terminal: :func:`visible` turns control characters (ESC, BEL, a lone CR,
+the terminal: :func:`visible` (:mod:`hookspecs.scrub`'s) turns control characters (ESC, BEL, a lone CR,
 C1 controls, bidirectional overrides) into printable stand-ins (``^[``,
 ``^G``, ``^M``, ``<U+009B>``) before anything is written, keeping newlines and
 tabs. Only this module's own styling emits escape sequences.
@@ -10,13 +10,13 @@ tabs. Only this module's own styling emits escape sequences.
 from __future__ import annotations
 
 import json
-import re
 import sys
 from collections.abc import Callable, Iterable
 from typing import Any, TextIO
 
 from hookspecs import hookimpl
 from hookspecs.scrub import scrub_secrets
+from hookspecs.scrub import visible as visible  # re-exported: the CLI's and web's renderers use it from here
 from hookspecs.values import (
     Card,
     EventTypes,
@@ -34,27 +34,6 @@ DIM = "\x1b[2m"
 BOLD = "\x1b[1m"
 RESET = "\x1b[0m"
 ARG_PREVIEW = 80
-
-# C0 controls but tab and newline, DEL, C1 controls, and the bidirectional
-# embeddings, overrides and isolates (they reorder what follows on screen).
-_CONTROL = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069]")
-
-
-def _stand_in(match: re.Match[str]) -> str:
-    code = ord(match.group())
-    if code < 0x20 or code == 0x7F:
-        return "^" + chr(code ^ 0x40)  # caret notation: ESC -> ^[, BEL -> ^G, DEL -> ^?
-    return f"<U+{code:04X}>"
-
-
-# A lone surrogate (JSON allows "\ud800") cannot be encoded for any terminal.
-_SURROGATE = re.compile("[\ud800-\udfff]")
-
-
-def visible(text: str) -> str:
-    """``text`` with every control character made visible and every lone
-    surrogate shown as U+FFFD; ``\r\n`` becomes ``\n``."""
-    return _CONTROL.sub(_stand_in, _SURROGATE.sub("\ufffd", text.replace("\r\n", "\n")))
 
 
 class Style:

@@ -13,13 +13,13 @@ from __future__ import annotations
 
 import json
 import re
+import secrets
 from collections import Counter
+from itertools import count
 from typing import Any
 
-from harness.cli.render import visible
-from hookspecs.scrub import scrub_secrets
-from hookspecs.values import EventTypes, TextBlock, ToolCallBlock, ToolResultBlock
-from hookspecs.values.messages import ContentBlock, Message, message_to_json, new_message_id
+from hookspecs.scrub import scrub_visible
+from hookspecs.values import EventTypes
 
 from .model import SOURCE_LINE_KEY, ImportedEvent
 
@@ -48,6 +48,9 @@ class EventBuilder:
         #: paths under the accepted workspace are written relative; never the
         #: transcript's recorded cwd, which whoever wrote the file chose
         self._under_workspace = under_workspace(workspace)
+        #: what every path the rewrite touches contains: most texts hold none,
+        #: and a substring search costs far less than the pattern's scan
+        self._workspace_prefix = (workspace or "").rstrip("/") + "/"
         #: lines up to here were imported before: they are replayed (so call ids,
         #: the model and the turn structure are known) but emit nothing
         self.after_line = after_line
@@ -71,15 +74,18 @@ class EventBuilder:
         #: where the newest turn started: ``(line, calls so far, source, compactions)``
         #: (calls are only ever added, so their count says which they were)
         self._turn_start: tuple[int, int, dict[str, Any], int] | None = None
+        # Message ids: 32 hex digits as new_message_id's, counted up from a
+        # random start (one draw per import, not a uuid4 per message).
+        self._ids = count(secrets.randbits(127))
 
     # --- cleaning -----------------------------------------------------------------
 
     def clean(self, text: str) -> str:
         if self.replaying:
             return text  # dropped unwritten (:meth:`_emit`): not worth the scrubbing regexes
-        if self._under_workspace is not None:
+        if self._under_workspace is not None and self._workspace_prefix in text:
             text = self._under_workspace.sub("", text)
-        return bound(scrub_secrets(visible(text)), TEXT_LIMIT)
+        return bound(scrub_visible(text), TEXT_LIMIT)
 
     # --- entries ------------------------------------------------------------------
 
@@ -95,13 +101,9 @@ class EventBuilder:
         self._turn += 1
         self._emit(EventTypes.TURN_START, {"turn": self._turn}, line)
         self._open_step(line)
-        message = Message(
-            id=new_message_id(),
-            role="user",
-            content=(TextBlock(text=self.clean(text)),),
-            source=dict(source) if source is not None else {"kind": "user"},
-        )
-        self._emit(EventTypes.USER_MESSAGE, {**self._where(), "message": message_to_json(message)}, line)
+        content = [text_block(self.clean(text))]
+        message = self._message("user", content, dict(source) if source is not None else {"kind": "user"})
+        self._emit(EventTypes.USER_MESSAGE, {**self._where(), "message": message}, line)
 
     def assistant(self, texts: list[str], calls: list[tuple[str, str, str]], line: int) -> None:
         """An assistant message: visible texts and ``(call id, name, argument text)`` calls."""
@@ -113,23 +115,22 @@ class EventBuilder:
             self._emit(EventTypes.STEP_END, self._where(), line)
             self._step += 1
             self._open_step(line)
-        blocks: list[ContentBlock] = [TextBlock(text=self.clean(t)) for t in texts if t.strip()]
+        blocks = [text_block(self.clean(t)) for t in texts if t.strip()]
         fresh = [(cid, name, args) for cid, name, args in calls if cid not in self._calls]
         for _ in range(len(calls) - len(fresh)):
             self.skip("repeated tool call id")
-        blocks += [ToolCallBlock(id=cid, name=name, arguments=self.clean(args)) for cid, name, args in fresh]
+        made = [(cid, name, self.clean(args)) for cid, name, args in fresh]
+        blocks += [{"id": cid, "name": name, "arguments": args, "type": "tool-call"} for cid, name, args in made]
         if not blocks:
             self.skip("empty assistant message")
             return
-        message = Message(id=new_message_id(), role="assistant", content=tuple(blocks), source=self.source)
-        self._emit(EventTypes.ASSISTANT_MESSAGE, {**self._where(), "message": message_to_json(message)}, line)
-        for block in blocks:
-            if isinstance(block, ToolCallBlock):
-                self._pending[block.id] = block.name
-                self._calls[block.id] = None
-                self._step_has_calls = True
-                call = {**self._where(), "call_id": block.id, "name": block.name, "arguments": block.arguments}
-                self._emit(EventTypes.TOOL_CALL, call, line)
+        message = self._message("assistant", blocks, dict(self.source))
+        self._emit(EventTypes.ASSISTANT_MESSAGE, {**self._where(), "message": message}, line)
+        for cid, name, args in made:
+            self._pending[cid] = name
+            self._calls[cid] = None
+            self._step_has_calls = True
+            self._emit(EventTypes.TOOL_CALL, {**self._where(), "call_id": cid, "name": name, "arguments": args}, line)
 
     def tool_result(self, call_id: str, text: str, is_error: bool, line: int) -> None:
         name = self._pending.pop(call_id, None)
@@ -204,11 +205,18 @@ class EventBuilder:
         return {"turn": self._turn, "step": self._step or 0}
 
     def _emit(self, etype: str, data: dict[str, Any], line: int) -> None:
+        """Record an event; ``data`` is the caller's fresh dict, completed in place."""
         if etype == EventTypes.TURN_START:
             self._turn_start = (line, len(self._calls), dict(self.source), self._compactions)
         if line <= self.after_line:
             return  # replayed: the earlier import wrote it
-        self.events.append(ImportedEvent(type=etype, data={**data, SOURCE_LINE_KEY: line}))
+        data[SOURCE_LINE_KEY] = line
+        self.events.append(ImportedEvent(type=etype, data=data))
+
+    def _message(self, role: str, content: list[dict[str, Any]], source: dict[str, Any]) -> dict[str, Any]:
+        """A message's JSON, as ``message_to_json`` writes it (built directly: the
+        attrs value and its cattrs round trip cost more than the rest of a line)."""
+        return {"id": f"{next(self._ids) & _ID_MASK:032x}", "role": role, "content": content, "source": source}
 
     def _open_step(self, line: int) -> None:
         self._step = self._step or 0
@@ -216,11 +224,10 @@ class EventBuilder:
         self._emit(EventTypes.STEP_START, self._where(), line)
 
     def _result(self, call_id: str, name: str, text: str, is_error: bool, line: int, code: str | None = None) -> None:
-        block = ToolResultBlock(tool_call_id=call_id, content=(TextBlock(text=text),), is_error=is_error)
-        message = Message(
-            id=f"result-{call_id}", role="tool", content=(block,), source={"kind": "tool", "call_id": call_id}
-        )
-        data: dict[str, Any] = {**self._where(), "call_id": call_id, "name": name, "message": message_to_json(message)}
+        block = {"tool_call_id": call_id, "content": [text_block(text)], "is_error": is_error, "type": "tool-result"}
+        source = {"kind": "tool", "call_id": call_id}
+        message = {"id": f"result-{call_id}", "role": "tool", "content": [block], "source": source}
+        data: dict[str, Any] = {**self._where(), "call_id": call_id, "name": name, "message": message}
         if is_error:
             data["error"] = {
                 "code": code or "TOOL_FAILED",
@@ -238,6 +245,14 @@ class EventBuilder:
         self._emit(EventTypes.STEP_END, self._where(), line)
         self._emit(EventTypes.TURN_END, {"turn": self._turn, "reason": {"kind": "completed"}}, line)
         self._step = None
+
+
+_ID_MASK = (1 << 128) - 1
+
+
+def text_block(text: str) -> dict[str, Any]:
+    """A text block's JSON, as ``block_to_json`` writes it."""
+    return {"text": text, "type": "text"}
 
 
 def under_workspace(workspace: str | None) -> re.Pattern[str] | None:

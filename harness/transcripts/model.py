@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Any, Literal, TypeAlias
+from typing import Any, Literal, NamedTuple, TypeAlias
 
 import attrs
 
@@ -18,9 +18,12 @@ class TranscriptError(DshError):
     """A transcript that cannot be imported; the message names the file and, where known, the line."""
 
 
-@attrs.frozen(kw_only=True)
-class ImportedEvent:
-    """One event to append: its type, its payload (``data[SOURCE_LINE_KEY]`` is the source line)."""
+class ImportedEvent(NamedTuple):
+    """One event to append: its type, its payload (``data[SOURCE_LINE_KEY]`` is the source line).
+
+    A named tuple, not a frozen attrs class: an import makes a few per
+    transcript line, and a frozen class's ``__init__`` cost more than the
+    rest of an event's making."""
 
     type: str
     data: dict[str, Any]

@@ -202,13 +202,13 @@ def test_replayed_lines_are_not_cleaned_again(tmp_path: Path, monkeypatch: pytes
     path = claude_transcript(tmp_path)
     grow(path)
     scrubbed: list[str] = []
-    real = builder.scrub_secrets
+    real = builder.scrub_visible
 
     def counting(text: str) -> str:
         scrubbed.append(text)
         return real(text)
 
-    monkeypatch.setattr(builder, "scrub_secrets", counting)
+    monkeypatch.setattr(builder, "scrub_visible", counting)
     import_source(read_source(path))
     everything = len(scrubbed)
     scrubbed.clear()

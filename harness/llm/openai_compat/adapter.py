@@ -12,6 +12,7 @@ import json
 import logging
 import os
 import random
+import ssl
 import time
 from collections.abc import AsyncIterator, Awaitable, Callable, Mapping
 
@@ -295,9 +296,27 @@ class OpenAICompatibleAdapter:
                 follow_redirects=False,
                 trust_env=self._trust_env,
                 transport=self._transport,
+                verify=tls_context(self._config.chat_url, trust_env=self._trust_env),
             )
             self._client_run = run
         return self._client
+
+
+def tls_context(url: str, *, trust_env: bool) -> ssl.SSLContext | bool:
+    """What the client verifies TLS with: the default (True) for an ``https``
+    endpoint, or a context with no trusted certificate for a plain ``http``
+    one (a local server), which never speaks TLS: loading the CA bundle costs
+    several times the interpreter's start, and a context that trusts nothing
+    fails closed should TLS ever be attempted. An ``https`` proxy from the
+    environment keeps the default."""
+    if not url.startswith("http://"):
+        return True
+    if trust_env and any(
+        os.environ.get(name, "").lower().startswith("https:")
+        for name in ("HTTP_PROXY", "http_proxy", "ALL_PROXY", "all_proxy")
+    ):
+        return True
+    return ssl.SSLContext(ssl.PROTOCOL_TLS_CLIENT)  # verifies hostnames and certificates, trusts none
 
 
 def _final(error: LlmError, retries: int, *, note: str | None = None) -> LlmError:
