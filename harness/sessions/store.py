@@ -160,16 +160,7 @@ class SessionStore:
         is truncated away. Call :meth:`repair` once the session is published to
         close a turn the crash left open and answer unanswered tool calls.
         """
-        if session_id in self._live:
-            raise SessionError(f"session {session_id} is already open", code="SESSION_OPEN")
-        path = self.path_for(session_id)
-        where = _label(session_id)
-        try:
-            # before the lock file is written next to it: a symlinked or unreadable folder is refused
-            check_log(path, where)
-        except (FileNotFoundError, NotADirectoryError):
-            raise SessionFormatError(f"{where}: session file not found") from None
-        lock = SessionLock.acquire(session_id, path.parent, logger=self._logger)
+        path, where, lock = self._lock_existing(session_id)
         try:
             loaded = load_log(path, is_known=self.is_known_type, where=where, session_id=session_id)
             if loaded.torn_tail:
@@ -189,21 +180,26 @@ class SessionStore:
         self._live[session_id] = log
         return log
 
+    def _lock_existing(self, session_id: str) -> tuple[Path, str, SessionLock]:
+        """The log's path and label, checked and locked for this store."""
+        if session_id in self._live:
+            raise SessionError(f"session {session_id} is already open", code="SESSION_OPEN")
+        path = self.path_for(session_id)
+        where = _label(session_id)
+        try:
+            # before the lock file is written next to it: a symlinked or unreadable folder is refused
+            check_log(path, where)
+        except (FileNotFoundError, NotADirectoryError):
+            raise SessionFormatError(f"{where}: session file not found") from None
+        return path, where, SessionLock.acquire(session_id, path.parent, logger=self._logger)
+
     def open_tail(self, session_id: str) -> tuple[SessionLog, int] | None:
         """Open a persisted log to append to it without loading it: ``(log, the
         number of its last turn)``; the log's ``events`` are not available.
         None when its end cannot be trusted without a full read (a torn last
         line, an end that does not parse): :meth:`open` repairs or reports it.
         Reads back from the end to the last turn's start, never the whole log."""
-        if session_id in self._live:
-            raise SessionError(f"session {session_id} is already open", code="SESSION_OPEN")
-        path = self.path_for(session_id)
-        where = _label(session_id)
-        try:
-            check_log(path, where)
-        except (FileNotFoundError, NotADirectoryError):
-            raise SessionFormatError(f"{where}: session file not found") from None
-        lock = SessionLock.acquire(session_id, path.parent, logger=self._logger)
+        path, where, lock = self._lock_existing(session_id)
         try:
             tail = read_tail(path, where)
             if tail is None:

@@ -50,16 +50,18 @@ class Seen:
         return cls.of_bytes(Path(path).read_bytes())
 
     @classmethod
-    def of_path(cls, path: Path) -> Seen | None:
+    def of_path(cls, path: Path, *, size: int | None = None) -> Seen | None:
         """What a Stop sees of ``path`` now, reading only its last window; None
-        for anything but a readable regular file."""
+        for anything but a readable regular file (of ``size`` bytes, when given:
+        then a file of another size is not read at all)."""
         try:
+            # non-blocking: a FIFO without a writer must not hang the open
             fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0))
         except (OSError, ValueError):
             return None
         try:
             info = os.fstat(fd)
-            if not stat.S_ISREG(info.st_mode):
+            if not stat.S_ISREG(info.st_mode) or (size is not None and info.st_size != size):
                 return None
             start = max(0, info.st_size - WINDOW)
             tail = _read_at(fd, start, info.st_size - start)
@@ -87,24 +89,7 @@ def unchanged(path: Path, seen: Seen | None) -> bool:
     in the same window; reads at most :data:`WINDOW` bytes. Anything else
     (another size, a special file, an error) is "changed": the import that
     follows reads the file properly and reports what is wrong with it."""
-    if seen is None:
-        return False
-    try:
-        # non-blocking: a FIFO without a writer must not hang the open
-        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0))
-    except (OSError, ValueError):
-        return False
-    try:
-        info = os.fstat(fd)
-        if not stat.S_ISREG(info.st_mode) or info.st_size != seen.size:
-            return False
-        start = max(0, seen.size - WINDOW)
-        tail = _read_at(fd, start, seen.size - start)
-        return tail is not None and hashlib.sha256(tail).hexdigest() == seen.tail_sha256
-    except OSError:
-        return False
-    finally:
-        os.close(fd)
+    return seen is not None and Seen.of_path(path, size=seen.size) == seen
 
 
 def _read_at(fd: int, offset: int, size: int) -> bytes | None:

@@ -10,9 +10,7 @@ writes. Asserted on bytes read and on the events written, never on time."""
 from __future__ import annotations
 
 import json
-import os
 import tempfile
-from collections import Counter
 from pathlib import Path
 from typing import Any
 
@@ -27,6 +25,7 @@ from harness.transcripts.record import ImportRecord
 from harness.transcripts.session import write_offline
 from hookspecs.values import EventTypes
 
+from .reads import Reads
 from .reviewer import FIXTURES, claude_transcript, grow
 
 _PADDING = {"type": "user", "message": {"role": "user", "content": "x" * 4000}, "uuid": "pad"}
@@ -47,34 +46,6 @@ def _stable(events: list[tuple[str, dict[str, Any]]]) -> list[tuple[str, Any]]:
             data = {**data, "message": {k: v for k, v in message.items() if k != "id"}}
         out.append((etype, data))
     return out
-
-
-class Reads:
-    """Bytes read per path, counted at the system call (``os.read``/``os.pread``)."""
-
-    def __init__(self, monkeypatch: pytest.MonkeyPatch) -> None:
-        self.by_name: Counter[str] = Counter()
-        self._fds: dict[int, str] = {}
-        real_open, real_read, real_pread = os.open, os.read, os.pread
-
-        def opened(path: Any, flags: int, *args: Any, **kwargs: Any) -> int:
-            fd = real_open(path, flags, *args, **kwargs)
-            self._fds[fd] = os.path.abspath(os.fspath(path)) if not kwargs.get("dir_fd") else os.fspath(path)
-            return fd
-
-        def read(fd: int, n: int) -> bytes:
-            data = real_read(fd, n)
-            self.by_name[self._fds.get(fd, "?")] += len(data)
-            return data
-
-        def pread(fd: int, n: int, offset: int) -> bytes:
-            data = real_pread(fd, n, offset)
-            self.by_name[self._fds.get(fd, "?")] += len(data)
-            return data
-
-        monkeypatch.setattr(os, "open", opened)
-        monkeypatch.setattr(os, "read", read)
-        monkeypatch.setattr(os, "pread", pread)
 
 
 def _long(tmp: Path) -> Path:
@@ -104,9 +75,9 @@ def test_a_grown_transcript_is_read_from_its_recorded_end_and_its_session_is_not
     monkeypatch.undo()
     assert source.offset == imported and second.session_id == first.session_id
     # the two windows and the new bytes; the session: its header and its last turn
-    assert reads.by_name[str(path)] <= 2 * WINDOW + appended
+    assert reads.by_path[str(path)] <= 2 * WINDOW + appended
     # the log is opened relative to its folder (O_NOFOLLOW): its reads are under its bare name
-    assert reads.by_name[log.name] < 2 * 64 * 1024 < log.stat().st_size
+    assert reads.by_path[log.name] < 2 * 64 * 1024 < log.stat().st_size
     assert [e for e in _events(home, first.session_id) if e[1].get("transcript_line", 0) > 110]
 
 
@@ -215,4 +186,4 @@ def test_a_missed_roll_keeps_the_session_and_the_next_stop_appends_to_it(
     monkeypatch.undo()
     assert second["last_review_session"] == first["last_review_session"]
     assert second["imported_lines"][0] == record.lines + 1
-    assert reads.by_name[str(path)] <= 2 * WINDOW + path.stat().st_size - imported
+    assert reads.by_path[str(path)] <= 2 * WINDOW + path.stat().st_size - imported

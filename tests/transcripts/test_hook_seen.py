@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import json
 import os
-from collections import Counter
 from pathlib import Path
 from typing import Any
 
@@ -16,38 +15,11 @@ import pytest
 from harness.transcripts import hook, seen
 from harness.transcripts.hook import decide, hook_parser, state_path
 
+from .reads import Reads
 from .reviewer import claude_transcript, grow
 
 #: a long first user message: the transcript is then many windows long
 _PADDING = {"type": "user", "message": {"role": "user", "content": "x" * 4000}, "uuid": "pad"}
-
-
-class Reads:
-    """Bytes read per path, counted at the system call (``os.read``/``os.pread``)."""
-
-    def __init__(self, monkeypatch: pytest.MonkeyPatch) -> None:
-        self.by_path: Counter[str] = Counter()
-        self._fds: dict[int, str] = {}
-        real_open, real_read, real_pread = os.open, os.read, os.pread
-
-        def opened(path: Any, flags: int, *args: Any, **kwargs: Any) -> int:
-            fd = real_open(path, flags, *args, **kwargs)
-            self._fds[fd] = os.fspath(path)
-            return fd
-
-        def read(fd: int, n: int) -> bytes:
-            data = real_read(fd, n)
-            self.by_path[self._fds.get(fd, "?")] += len(data)
-            return data
-
-        def pread(fd: int, n: int, offset: int) -> bytes:
-            data = real_pread(fd, n, offset)
-            self.by_path[self._fds.get(fd, "?")] += len(data)
-            return data
-
-        monkeypatch.setattr(os, "open", opened)
-        monkeypatch.setattr(os, "read", read)
-        monkeypatch.setattr(os, "pread", pread)
 
 
 def _long_transcript(tmp: Path) -> Path:
