@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 import trio
 
@@ -20,7 +20,7 @@ from hookspecs.values import (
     Message,
 )
 
-from ..sessions.history import derive_messages
+from ..sessions.history import SurfaceFold
 from ..sessions.latest import LatestEventData
 from ..tools.registry import check_tool_definition
 from .inbox import Inbox, InboxItem
@@ -75,13 +75,33 @@ class LoopAgent:
         self.history: list[Message] = []
         self.turn_number = 0
         self.last_route: tuple[str, str, str | None] | None = None
+        self._fold = SurfaceFold()
         self.reload_from_log()
 
     def reload_from_log(self) -> None:
         """Rebuild history, turn counter and route from the log (after resume/repair)."""
-        events = self._session.events
-        self.history = derive_messages(events)
-        self.turn_number = sum(1 for e in events if e.type == EventTypes.TURN_START)
+        self._fold = SurfaceFold()
+        self.turn_number = 0
+        self.last_route = None
+        self._take_in(self._session.events)
+
+    def follow_log(self) -> None:
+        """Take in what another writer appended to the log (an importer mirroring
+        a foreign agent): only the events since the last fold are folded, unless
+        a turn of this agent changed the history since, which rebuilds it whole."""
+        fold = self._fold
+        untouched = len(self.history) == len(fold.messages) and all(
+            a is b for a, b in zip(self.history, fold.messages, strict=True)
+        )
+        if not untouched:
+            self.reload_from_log()
+            return
+        self._take_in(self._session.events_since(fold.consumed))
+
+    def _take_in(self, events: Sequence[Any]) -> None:
+        self._fold.feed(events)
+        self.history = list(self._fold.messages)
+        self.turn_number += sum(1 for e in events if e.type == EventTypes.TURN_START)
         for event in reversed(events):
             if event.type == EventTypes.REQUEST_CONTEXT:
                 d = event.data

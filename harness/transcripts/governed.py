@@ -91,7 +91,7 @@ async def review_governed(
                 with trio.move_on_after(bound_seconds) as bound:
                     append_imported(agent.session, imported.held)
                     if isinstance(agent, LoopAgent):
-                        agent.reload_from_log()  # its history and turn count now include the appended turn
+                        agent.follow_log()  # its history and turn count now include the appended turn
                     if not created:
                         keep(ImportRecord.of(session_id, source, importer=imported.transcript.state))
                     await drain(host, agent)

@@ -37,7 +37,7 @@ async def test_resume_derives_the_history_once_when_nothing_needed_repair(
     """Deriving the history walks the whole log (issue 20: a Stop hook resuming
     a 20k-line import rebuilt it three times): a resume whose log needed no
     repair derives it once, and the agent's history is the same."""
-    from harness.agents import agent as agent_module
+    from harness.sessions.history import SurfaceFold
 
     async with scripted_host(tmp_path, ECHO) as (host, _):
         handle = await new_root(host, model="m")
@@ -47,13 +47,13 @@ async def test_resume_derives_the_history_once_when_nothing_needed_repair(
         history = list(handle.agent.history)
         await handle.dispose()
         derived: list[int] = []
-        real = agent_module.derive_messages
+        real = SurfaceFold.feed
 
-        def counting(events: Any) -> Any:
+        def counting(fold: SurfaceFold, events: Any) -> None:
             derived.append(len(events))
-            return real(events)
+            real(fold, events)
 
-        monkeypatch.setattr(agent_module, "derive_messages", counting)
+        monkeypatch.setattr(SurfaceFold, "feed", counting)
         resumed = await host.agents.resume(session_id)
         try:
             assert len(derived) == 1

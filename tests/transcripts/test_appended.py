@@ -187,3 +187,46 @@ def test_a_missed_roll_keeps_the_session_and_the_next_stop_appends_to_it(
     assert second["last_review_session"] == first["last_review_session"]
     assert second["imported_lines"][0] == record.lines + 1
     assert reads.by_path[str(path)] <= 2 * WINDOW + path.stat().st_size - imported
+
+
+def test_the_mirrored_root_takes_in_the_appended_turn_without_refolding_its_history(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """After the held turn is appended, the root folds only those events: the
+    history equals a full rebuild's, and no earlier message is decoded again."""
+    import trio
+
+    from harness.agents.agent import LoopAgent
+    from harness.host import open_host
+    from harness.sessions import history
+    from harness.transcripts.session import append_imported
+
+    home = tmp_path / "home"
+    path = _long(tmp_path)
+    first = write_offline(read_source(path), home, record=None, format=None)
+    grow(path)
+    source = read_new(path, first.record, home)
+    imported = write_offline(source, home, record=first.record, format=None, hold_last_turn=True)
+    assert imported.held
+
+    async def main() -> None:
+        async with open_host(rows=(), dsh_home=home, cwd=tmp_path, headless=True) as host:
+            handle = await host.agents.resume(imported.session_id)
+            agent = handle.agent
+            assert isinstance(agent, LoopAgent)
+            before = list(agent.history)
+            append_imported(agent.session, imported.held)
+            decoded: list[int] = []
+            real = history.message_from_json
+            monkeypatch.setattr(history, "message_from_json", lambda *a, **k: decoded.append(1) or real(*a, **k))
+            agent.follow_log()
+            monkeypatch.undo()
+            followed = (list(agent.history), agent.turn_number)
+            agent.reload_from_log()
+            assert followed == (list(agent.history), agent.turn_number)
+            assert followed[0][: len(before)] == before
+            new_messages = sum(1 for e in imported.held if e.type in ("user/message", "assistant/message", "tool/result"))
+            assert 0 < len(decoded) == new_messages
+            await handle.dispose()
+
+    trio.run(main)
