@@ -2,19 +2,15 @@
 
 from __future__ import annotations
 
-import os
-from collections.abc import Mapping
 from pathlib import Path
 
 import attrs
 
 from hookspecs.layout import SESSIONS_DIR
 
+from .home import resolve_dsh_home
 
-def resolve_dsh_home(environ: Mapping[str, str] | None = None) -> Path:
-    env = os.environ if environ is None else environ
-    raw = env.get("DSH_HOME")
-    return Path(raw).expanduser() if raw else Path.home() / ".dsh"
+__all__ = ["HostPaths", "resolve_dsh_home"]
 
 
 @attrs.frozen

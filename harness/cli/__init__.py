@@ -17,7 +17,7 @@ from typing import Any
 
 from hookspecs.errors import DshError
 
-from .common import EXIT_USAGE, add_profile_arguments, dsh_home, load_profile, setup_logging, single_dsh_error
+from .profile_args import add_profile_arguments, dsh_home, load_profile
 
 #: ``harness shadow hook``: the agent waits for it at every Stop, so it is run
 #: before any parser is built or any extension is looked up (the host provides
@@ -51,6 +51,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         from harness.transcripts.hook import hook_main
 
         return hook_main(given[2:])
+    from .common import EXIT_USAGE, setup_logging, single_dsh_error
+
     parser = build_parser()
     args = parser.parse_args(argv)
     setup_logging(args.verbose)
@@ -80,6 +82,8 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 
 def _usage(parser: argparse.ArgumentParser) -> int:
+    from .common import EXIT_USAGE
+
     parser.print_help()
     return EXIT_USAGE
 

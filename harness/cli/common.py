@@ -2,19 +2,30 @@
 
 from __future__ import annotations
 
-import argparse
 import logging
 import os
 import sys
 from collections.abc import Mapping
-from pathlib import Path
-from typing import IO, TYPE_CHECKING
+from typing import IO
 
-from harness.paths import resolve_dsh_home
 from hookspecs.errors import DshError
 
-if TYPE_CHECKING:
-    from harness.profiles import ComposedProfile
+from .profile_args import add_profile_arguments, dsh_home, load_profile
+
+__all__ = [
+    "EXIT_BROKEN_PIPE",
+    "EXIT_CODES",
+    "EXIT_INTERRUPTED",
+    "EXIT_USAGE",
+    "ScrubbingFormatter",
+    "add_profile_arguments",
+    "discard_output",
+    "dsh_home",
+    "load_profile",
+    "setup_logging",
+    "single_dsh_error",
+]
+
 
 #: Ctrl-C stopped the command (128 + SIGINT, as a shell reports it)
 EXIT_INTERRUPTED = 130
@@ -63,40 +74,6 @@ def setup_logging(verbosity: int) -> None:
     root = logging.getLogger()
     root.handlers[:] = [handler]
     root.setLevel(level)
-
-
-def dsh_home(environ: Mapping[str, str] | None = None) -> Path:
-    return resolve_dsh_home(environ)
-
-
-def load_profile(args: argparse.Namespace, home: Path) -> ComposedProfile | None:
-    """The composed profile named by ``--profile`` (or ``$DSH_PROFILE``); None when
-    no profile was asked for and ``$DSH_HOME/profiles/default.yml`` does not exist."""
-    # imported here: the profile machinery (and the contract's values under it)
-    # loads only for a command that reads a profile, not for --help or a Stop
-    # hook that finds nothing new
-    from harness.profiles import compose_profile
-    from harness.profiles.compose import PROFILES_DIR
-
-    name = args.profile or os.environ.get("DSH_PROFILE")
-    patches = [Path(p) for p in (args.patch or [])]
-    if not name:
-        default = home / PROFILES_DIR / "default.yml"
-        if not default.exists():
-            return None
-        name = str(default)
-    return compose_profile(name, dsh_home=home, patches=patches)
-
-
-def add_profile_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument(
-        "--profile",
-        metavar="P",
-        help="profile file, or a name in $DSH_HOME/profiles/ (default: $DSH_PROFILE, then 'default' if present)",
-    )
-    parser.add_argument(
-        "--patch", metavar="FILE", action="append", help="extra profile patch layer (repeatable, applied last)"
-    )
 
 
 def single_dsh_error(group: BaseExceptionGroup[BaseException]) -> DshError | None:

@@ -33,7 +33,8 @@ from hookspecs.errors import DshError
 from hookspecs.scrub import scrub_text
 
 from .args import positive_seconds
-from .record import ImportRecord, load_json, save_json, transcript_key
+from .record import ImportRecord, transcript_key
+from .statefile import load_json, save_json
 
 if TYPE_CHECKING:
     from .model import ImportedTranscript

@@ -37,18 +37,19 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, NoReturn
 
-from harness.cli.common import add_profile_arguments, dsh_home, load_profile
+from harness.cli.profile_args import add_profile_arguments, dsh_home, load_profile
 from hookspecs.errors import DshError
 
 from . import quiet
 from .args import positive_seconds
 from .bound import PROG, run_bounded, since_process_start, timeout_of
-from .record import ImportRecord, load_json, save_json, transcript_key
 from .seen import Seen, unchanged
+from .statefile import load_json, save_json
 
 if TYPE_CHECKING:
     from .model import Format
     from .reader import TranscriptSource
+    from .record import ImportRecord
     from .review import ReviewOutcome
 
 AGENTS: dict[str, Format] = {"claude-code": "claude-code", "codex": "codex"}
@@ -183,6 +184,7 @@ def decide(
     # the importers, the host and the plugins load only now that there is something to decide
     from .governed import review_governed
     from .lag import drop_flushed, lagged_note, with_last_message
+    from .record import ImportRecord
     from .review import run_trio
     from .workspace import choose_workspace
 
@@ -242,6 +244,7 @@ def read_new(path: Path, record: ImportRecord | None, home: Path) -> TranscriptS
     """What the Stop imports: only the lines appended since the recorded import
     when its session goes on (:func:`.reader.read_appended`), else the whole file."""
     from .reader import read_appended, read_source
+    from .record import transcript_key
     from .session import continuation
 
     if record is not None and record.appendable and record.path == transcript_key(path):

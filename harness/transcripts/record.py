@@ -12,21 +12,15 @@ imported session (:func:`mismatch` says why).
 
 from __future__ import annotations
 
-import json
 import os
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import attrs
 
-from hookspecs.errors import InputFileError
-from hookspecs.fsutil import ensure_private_dir, read_regular_text, write_atomic
-
 if TYPE_CHECKING:
     from .reader import TranscriptSource  # annotations only: the hook reads a record before it imports
 
-#: a state file is a few hundred bytes; anything past this is not one of ours
-MAX_STATE_BYTES = 1024 * 1024
 
 
 @attrs.frozen(kw_only=True)
@@ -120,18 +114,3 @@ def mismatch(record: ImportRecord, source: TranscriptSource) -> str | None:
     if not same:
         return f"the transcript was rewritten (its first {record.lines} lines changed since they were imported)"
     return None
-
-
-def load_json(path: Path) -> Any:
-    """A state file's JSON value, or None when there is none yet or it is damaged
-    (the caller starts over; the file is rewritten whole)."""
-    try:
-        return json.loads(read_regular_text(path, limit=MAX_STATE_BYTES, what="state file"))
-    except (InputFileError, ValueError, RecursionError):
-        return None  # a FIFO or a device in its place is as good as damaged: never waited on
-
-
-def save_json(path: Path, value: Any) -> None:
-    """Write a state file whole (0600, atomically, in a private directory)."""
-    ensure_private_dir(path.parent)
-    write_atomic(path, json.dumps(value, sort_keys=True) + "\n")

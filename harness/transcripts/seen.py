@@ -8,9 +8,9 @@ the file: no full read, no parse, no importer loaded.
 
 A transcript rewritten in place to the same size with the same last window
 passes for unchanged; that Stop is answered ``{}``, and the next one that
-finds the file grown goes through the import, whose record keeps the sha256
-of every imported byte (:mod:`.record`) and so still starts a new imported
-session for a rewritten transcript.
+finds the file grown goes through the import, whose record keeps the digests
+of the imported bytes' first and last windows (:mod:`.record`) and so still
+starts a new imported session for a transcript rewritten there.
 """
 
 from __future__ import annotations
@@ -19,9 +19,7 @@ import hashlib
 import os
 import stat
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
-
-import attrs
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 if TYPE_CHECKING:
     from .reader import TranscriptSource
@@ -30,8 +28,7 @@ if TYPE_CHECKING:
 WINDOW = 64 * 1024
 
 
-@attrs.frozen(kw_only=True)
-class Seen:
+class Seen(NamedTuple):
     size: int
     #: sha256 of the last ``min(size, WINDOW)`` bytes
     tail_sha256: str

@@ -59,6 +59,8 @@ def test_a_disabled_shadow_is_asked_once_then_grown_transcripts_load_nothing(tmp
     grow(transcript)
     again = _stop(tmp_path, argv, home, transcript)
     assert heavy_in(again) == [] and not again & _IMPORTERS
+    # nor attrs, the contract's values or logging: a bare start, argparse and json
+    assert not again & {"attrs", "attr", "hookspecs.values", "logging"}
     state = _state(home)
     assert state["last_skip"] == "quiet" and state["last_reason_code"] == "SHADOW_DISABLED"
     # it saw the grown file: the next Stop on it is "unchanged"

@@ -1,0 +1,49 @@
+"""``--profile``/``--patch`` and ``$DSH_HOME``, with nothing heavy imported: the
+Stop hook parses its arguments and may answer before it loads anything else."""
+
+from __future__ import annotations
+
+import argparse
+import os
+from collections.abc import Mapping
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from harness.home import resolve_dsh_home
+
+if TYPE_CHECKING:
+    from harness.profiles import ComposedProfile
+
+
+def dsh_home(environ: Mapping[str, str] | None = None) -> Path:
+    return resolve_dsh_home(environ)
+
+
+def load_profile(args: argparse.Namespace, home: Path) -> ComposedProfile | None:
+    """The composed profile named by ``--profile`` (or ``$DSH_PROFILE``); None when
+    no profile was asked for and ``$DSH_HOME/profiles/default.yml`` does not exist."""
+    # imported here: the profile machinery (and the contract's values under it)
+    # loads only for a command that reads a profile, not for --help or a Stop
+    # hook that finds nothing new
+    from harness.profiles import compose_profile
+    from harness.profiles.compose import PROFILES_DIR
+
+    name = args.profile or os.environ.get("DSH_PROFILE")
+    patches = [Path(p) for p in (args.patch or [])]
+    if not name:
+        default = home / PROFILES_DIR / "default.yml"
+        if not default.exists():
+            return None
+        name = str(default)
+    return compose_profile(name, dsh_home=home, patches=patches)
+
+
+def add_profile_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--profile",
+        metavar="P",
+        help="profile file, or a name in $DSH_HOME/profiles/ (default: $DSH_PROFILE, then 'default' if present)",
+    )
+    parser.add_argument(
+        "--patch", metavar="FILE", action="append", help="extra profile patch layer (repeatable, applied last)"
+    )
