@@ -34,7 +34,7 @@ def main() -> int:
     failed: list[int] = []
     for seed in args.seeds:
         started = time.monotonic()
-        command = [sys.executable, "-m", "pytest", "-p", "no:randomly", "-q", "-x", TEST, f"--hypothesis-seed={seed}"]
+        command = [sys.executable, "-m", "pytest", "-p", "no:randomly", "-n", "0", "-q", "-x", TEST, f"--hypothesis-seed={seed}"]
         result = subprocess.run(command, cwd=ROOT, env=env, capture_output=True, text=True, check=False)
         verdict = "ok" if result.returncode == 0 else "FAILED"
         print(f"seed {seed}: {args.examples} examples, {verdict} in {time.monotonic() - started:.0f}s", flush=True)

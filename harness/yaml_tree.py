@@ -1,8 +1,59 @@
-"""Checks on a loaded YAML value before code that assumes a tree walks it."""
+"""YAML the host reads from files: loaders that refuse deep nesting as they
+reach it, and checks on a loaded value before code that assumes a tree walks it."""
 
 from __future__ import annotations
 
 from typing import Any
+
+from ruamel.yaml import YAML
+from ruamel.yaml.scanner import RoundTripScanner, Scanner
+
+#: How deeply collections may nest in a document the host loads (a profile,
+#: the settings document, a script). Real documents stay under ten levels.
+MAX_DEPTH = 100
+
+
+class NestedTooDeeply(Exception):
+    """A document nests collections more than :data:`MAX_DEPTH` levels deep."""
+
+    def __init__(self, line: int, column: int) -> None:
+        super().__init__(f"nested too deeply (more than {MAX_DEPTH} levels)")
+        #: where the collection past the bound opens, 1-based
+        self.line, self.column = line, column
+
+
+class _DepthBoundScanner(Scanner):
+    """Counts open collections and refuses the one past :data:`MAX_DEPTH`.
+
+    Without a bound the scanner's per-token work grows with the flow level
+    (it revisits one saved key per open ``[``/``{``), so a line of 5000
+    brackets took seconds before the composer's recursion gave up.
+    """
+
+    def _check_depth(self, opening: int) -> None:
+        if len(self.indents) + self.flow_level + opening > MAX_DEPTH:
+            mark = self.reader.get_mark()
+            raise NestedTooDeeply(mark.line + 1, mark.column + 1)
+
+    def fetch_flow_collection_start(self, TokenClass: Any, to_push: str) -> None:
+        self._check_depth(1)
+        super().fetch_flow_collection_start(TokenClass, to_push)
+
+    def add_indent(self, column: int) -> bool:
+        self._check_depth(1 if self.indent < column else 0)
+        return super().add_indent(column)
+
+
+class _DepthBoundRoundTripScanner(_DepthBoundScanner, RoundTripScanner):
+    pass
+
+
+def bounded_yaml(typ: str) -> YAML:
+    """A fresh ``YAML(typ=...)`` (``"rt"`` or ``"safe"``, pure Python) whose
+    scanner raises :class:`NestedTooDeeply` at the first collection too deep."""
+    yaml = YAML(typ=typ, pure=True)
+    yaml.Scanner = _DepthBoundRoundTripScanner if typ == "rt" else _DepthBoundScanner
+    return yaml
 
 
 def recursive_alias_path(data: Any) -> str | None:

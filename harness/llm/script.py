@@ -15,7 +15,6 @@ from typing import Any, get_args
 import attrs
 import cattrs
 from cattrs.gen import make_dict_structure_fn, override
-from ruamel.yaml import YAML
 from ruamel.yaml.error import MarkedYAMLError, YAMLError
 
 from hookspecs.errors import InputFileError, JsonDataError, PluginError
@@ -23,6 +22,8 @@ from hookspecs.fsutil import read_regular_text
 from hookspecs.values.json import check_json, dumps_compact
 from hookspecs.values.llm import FinishReason, ModelInfo, UsageChunk
 from hookspecs.values.wire import describe_value, make_converter, structure
+
+from ..yaml_tree import NestedTooDeeply, bounded_yaml
 
 #: A script is hand-written YAML; a generous bound that still stops a runaway file.
 SCRIPT_LIMIT = 16 << 20
@@ -129,7 +130,9 @@ def load_script(path: str | Path) -> Script:
 def parse_script_text(text: str, *, source: str = "<script>") -> Script:
     """Validate YAML ``text``; ``source`` names it in errors."""
     try:
-        data = YAML(typ="safe", pure=True).load(text)
+        data = bounded_yaml("safe").load(text)
+    except NestedTooDeeply as exc:
+        raise ScriptError(f"{source}: invalid YAML: {exc} (line {exc.line}, column {exc.column})") from None
     except MarkedYAMLError as exc:
         raise ScriptError(f"{source}: invalid YAML: {_describe_yaml_error(exc)}") from None
     except YAMLError as exc:

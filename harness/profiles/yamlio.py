@@ -6,13 +6,12 @@ import datetime
 from pathlib import Path
 from typing import Any
 
-from ruamel.yaml import YAML
 from ruamel.yaml.error import MarkedYAMLError, YAMLError
 
 from hookspecs.errors import ProfileError
 from hookspecs.fsutil import read_regular_text
 
-from ..yaml_tree import recursive_alias_path
+from ..yaml_tree import NestedTooDeeply, bounded_yaml, recursive_alias_path
 
 #: A profile or patch is a page of YAML; anything near this size is not one.
 PROFILE_LIMIT = 1 << 20
@@ -31,7 +30,9 @@ def read_text(path: Path, *, what: str = "profile") -> str:
 def load_yaml(text: str, *, source: str) -> Any:
     """Round-trip load (nodes keep ``.lc`` line info); malformed YAML names the line."""
     try:
-        data = YAML(typ="rt").load(text)
+        data = bounded_yaml("rt").load(text)
+    except NestedTooDeeply as exc:
+        raise ProfileError(f"{source}:{exc.line}: malformed YAML: {exc}") from None
     except MarkedYAMLError as exc:
         mark = exc.problem_mark or exc.context_mark
         line = f":{mark.line + 1}" if mark is not None else ""

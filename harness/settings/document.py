@@ -26,7 +26,7 @@ from hookspecs.errors import InputFileError, SettingsError
 from hookspecs.fsutil import FILE_MODE, ensure_private_dir, read_regular_bytes
 from hookspecs.values.wire import describe_value
 
-from ..yaml_tree import recursive_alias_path
+from ..yaml_tree import NestedTooDeeply, bounded_yaml, recursive_alias_path
 
 try:  # advisory cross-process lock; absent on Windows, where writes stay atomic but unfenced
     import fcntl
@@ -47,7 +47,7 @@ class Section:
 
 
 def make_yaml() -> YAML:
-    yaml = YAML(typ="rt")
+    yaml = bounded_yaml("rt")
     yaml.preserve_quotes = True
     yaml.width = 4096  # never re-wrap the user's long strings
     return yaml
@@ -84,6 +84,8 @@ def parse(text: str, *, where: str) -> CommentedMap:
     """The round-trip tree; malformed YAML raises ``SettingsError`` naming the line."""
     try:
         root = make_yaml().load(text)
+    except NestedTooDeeply as exc:
+        raise SettingsError(f"{where}: invalid YAML at line {exc.line}, column {exc.column}: {exc}") from None
     except YAMLError as exc:
         raise SettingsError(f"{where}: {_describe_yaml_error(exc)}") from exc
     except RecursionError:  # the composer recurses once per nesting level

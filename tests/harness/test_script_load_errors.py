@@ -16,7 +16,7 @@ CASES = [
     ("responses: []\n1: a\nzed: b\n", "<script>: unknown field(s): 1, zed @ $"),
     ("responses: !!int\n", "<script>: invalid YAML: a tagged value cannot be built (string index out of range)"),
     ("responses: !!float xyz\n", "<script>: invalid YAML: a tagged value cannot be built (could not convert string to float: 'xyz')"),
-    ("responses: " + "[" * 5000 + "]" * 5000 + "\n", "<script>: invalid YAML: nested too deeply"),
+    ("responses: " + "[" * 5000 + "]" * 5000 + "\n", "<script>: invalid YAML: nested too deeply (more than 100 levels) (line 1, column 111)"),
 ]
 
 

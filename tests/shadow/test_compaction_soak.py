@@ -6,7 +6,8 @@ with a context-length error, calls a tool on every new user message, answers
 after the result, writes summaries when asked, and reviews as a Shadow that
 sometimes cites a seq it was never shown. The root runs ``TURNS`` tool turns
 with Shadow Mind at probability 1 and ``capture: since-compaction``, restarting
-the host half way.
+the host half way. The default suite runs enough turns for several compactions
+on each side of the restart; ``bench/compaction_soak.py`` runs the long form.
 
 Checked: no request overflowed (root, summaries, reviewers), the host compacted
 automatically and every compaction succeeded, every admitted review settled
@@ -19,6 +20,7 @@ from __future__ import annotations
 
 import json
 import logging
+import os
 import re
 from collections import Counter
 from pathlib import Path
@@ -38,7 +40,8 @@ from ..harness.openai import shapes
 from ..harness.openai.server import Reply, ScriptedServer
 from .helpers import settle, shadow_rows, write_definition
 
-TURNS = 200
+#: 60 turns compact about five times; bench/compaction_soak.py raises it (200 and more)
+TURNS = int(os.environ.get("SHADOW_SOAK_TURNS", "60"))
 WINDOW = 8_192
 NOTES = ("The deploy target is staging. " * 50).strip()  # ~1.5k characters per tool result
 ANSWER = "I read notes.txt: the deploy target is staging, so the release goes there. " * 8
