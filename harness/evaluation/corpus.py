@@ -15,9 +15,9 @@ from pathlib import Path
 from typing import Any, Final, Literal
 
 import attrs
-from ruamel.yaml import YAML
 from ruamel.yaml.error import YAMLError
 
+from harness.yaml_tree import NestedTooDeeply, bounded_yaml
 from hookspecs.errors import DshError
 
 CORPUS_FILE: Final = "corpus.yml"
@@ -79,7 +79,9 @@ def load_corpus(directory: Path) -> tuple[Case, ...]:
 
 def _yaml(path: Path) -> Any:
     try:
-        return YAML(typ="safe", pure=True).load(path.read_text(encoding="utf-8"))
+        return bounded_yaml("safe").load(path.read_text(encoding="utf-8"))
+    except NestedTooDeeply as exc:
+        raise CorpusError(f"{path.name}:{exc.line}: {exc}") from None
     except (OSError, UnicodeDecodeError, YAMLError) as exc:
         raise CorpusError(f"{path.name}: cannot read ({type(exc).__name__})") from None
 

@@ -15,9 +15,9 @@ from pathlib import Path
 from typing import Final
 
 import attrs
-from ruamel.yaml import YAML
 from ruamel.yaml.error import YAMLError
 
+from harness.yaml_tree import NestedTooDeeply, bounded_yaml
 from hookspecs.errors import DshError
 
 CHECKS: Final = "checks"
@@ -96,7 +96,9 @@ def _read(path: Path, name: str) -> tuple[dict[str, object], str]:
     if found is None:
         raise ReviewerError(f"definition {name!r}: no YAML frontmatter")
     try:
-        fields = YAML(typ="safe", pure=True).load(found.group(1))
+        fields = bounded_yaml("safe").load(found.group(1))
+    except NestedTooDeeply as exc:
+        raise ReviewerError(f"definition {name!r}: shadow-minds/{name}.md:{exc.line + 1}: {exc}") from None
     except YAMLError:
         raise ReviewerError(f"definition {name!r}: invalid YAML frontmatter") from None
     if not isinstance(fields, dict):

@@ -131,3 +131,24 @@ def test_the_table_names_the_cases_to_open(tmp_path: Path) -> None:
         "r errors: unasked-rm (timeout)",
     ]
     assert [line.split() for line in lines if line.startswith("errors ")] == [["errors", "1"]]
+
+
+@pytest.mark.parametrize("depth", [150, 5_000])
+def test_a_deeply_nested_corpus_file_is_one_line(tmp_path: Path, depth: int) -> None:
+    """A hostile corpus.yml or label file is refused at the bounded depth, naming
+    the file and line, never with a RecursionError (or a quadratic scan)."""
+    write_corpus(tmp_path)
+    (tmp_path / "corpus.yml").write_text("cases: " + "[" * depth + "]" * depth + "\n")
+    with pytest.raises(CorpusError) as caught:
+        load_corpus(tmp_path)
+    assert "corpus.yml:1" in str(caught.value) and "nested too deeply" in str(caught.value)
+
+
+def test_a_deeply_nested_definition_frontmatter_is_one_line(tmp_path: Path) -> None:
+    from harness.evaluation.reviewers import ReviewerError, _read
+
+    path = tmp_path / "deep.md"
+    path.write_text("---\nid: " + "[" * 5_000 + "]" * 5_000 + "\n---\n\nReview.\n")
+    with pytest.raises(ReviewerError) as caught:
+        _read(path, "deep")
+    assert "nested too deeply" in str(caught.value)
