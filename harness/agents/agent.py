@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable, Sequence
+from collections.abc import Awaitable, Callable
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, TypeVar
+from typing import TYPE_CHECKING, TypeVar
 
 import trio
 
@@ -72,35 +72,58 @@ class LoopAgent:
         self._driver_done = trio.Event()
         self._maintenance: trio.Event | None = None  # set when the running maintenance task settled
         self._maintenance_token: CancelToken | None = None
-        self.history: list[Message] = []
+        #: the model history, folded from the log when first needed: an agent
+        #: that never asks its model (a mirrored import's root) never decodes it
+        self._history: list[Message] | None = None
+        self._counted = 0  # events the turn counter and the route have seen
         self.turn_number = 0
         self.last_route: tuple[str, str, str | None] | None = None
         self._fold = SurfaceFold()
         self.reload_from_log()
 
+    @property
+    def history(self) -> list[Message]:
+        if self._history is None:
+            self._fold.feed(self._session.events_since(self._fold.consumed))
+            self._history = list(self._fold.messages)
+        return self._history
+
+    @history.setter
+    def history(self, messages: list[Message]) -> None:
+        self._history = messages
+
     def reload_from_log(self) -> None:
-        """Rebuild history, turn counter and route from the log (after resume/repair)."""
+        """Rebuild history, turn counter and route from the log (after resume/repair);
+        the history is folded when first read."""
         self._fold = SurfaceFold()
+        self._history = None
         self.turn_number = 0
         self.last_route = None
-        self._take_in(self._session.events)
+        self._counted = 0
+        self._count()
 
     def follow_log(self) -> None:
         """Take in what another writer appended to the log (an importer mirroring
         a foreign agent): only the events since the last fold are folded, unless
         a turn of this agent changed the history since, which rebuilds it whole."""
-        fold = self._fold
-        untouched = len(self.history) == len(fold.messages) and all(
-            a is b for a, b in zip(self.history, fold.messages, strict=True)
+        fold, history = self._fold, self._history
+        if history is None:  # not folded yet: its first read folds the new events too
+            self._count()
+            return
+        untouched = len(history) == len(fold.messages) and all(
+            a is b for a, b in zip(history, fold.messages, strict=True)
         )
         if not untouched:
             self.reload_from_log()
             return
-        self._take_in(self._session.events_since(fold.consumed))
+        self._count()
+        fold.feed(self._session.events_since(fold.consumed))
+        self._history = list(fold.messages)
 
-    def _take_in(self, events: Sequence[Any]) -> None:
-        self._fold.feed(events)
-        self.history = list(self._fold.messages)
+    def _count(self) -> None:
+        """The turn counter and the last route, from the events not counted yet."""
+        events = self._session.events_since(self._counted)
+        self._counted += len(events)
         self.turn_number += sum(1 for e in events if e.type == EventTypes.TURN_START)
         for event in reversed(events):
             if event.type == EventTypes.REQUEST_CONTEXT:

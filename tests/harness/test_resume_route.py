@@ -36,7 +36,8 @@ async def test_resume_derives_the_history_once_when_nothing_needed_repair(
 ) -> None:
     """Deriving the history walks the whole log (issue 20: a Stop hook resuming
     a 20k-line import rebuilt it three times): a resume whose log needed no
-    repair derives it once, and the agent's history is the same."""
+    repair derives it once, when it is first read, and the agent's history is
+    the same."""
     from harness.sessions.history import SurfaceFold
 
     async with scripted_host(tmp_path, ECHO) as (host, _):
@@ -56,7 +57,9 @@ async def test_resume_derives_the_history_once_when_nothing_needed_repair(
         monkeypatch.setattr(SurfaceFold, "feed", counting)
         resumed = await host.agents.resume(session_id)
         try:
-            assert len(derived) == 1
+            assert derived == []  # not yet: the history is folded when first read
             assert resumed.agent.history == history
+            assert len(derived) == 1
+            assert resumed.agent.history == history and len(derived) == 1  # folded once, kept
         finally:
             await resumed.dispose()
