@@ -126,6 +126,19 @@ def write_all(fd: int, data: bytes) -> None:
         view = view[os.write(fd, view) :]
 
 
+def read_at(fd: int, offset: int, size: int) -> bytes | None:
+    """Exactly ``size`` bytes of ``fd`` at ``offset``, or None when the file ends before."""
+    chunks: list[bytes] = []
+    while size > 0:
+        chunk = os.pread(fd, size, offset)
+        if not chunk:
+            return None
+        chunks.append(chunk)
+        offset += len(chunk)
+        size -= len(chunk)
+    return b"".join(chunks)
+
+
 def append_line(path: Path, line: str, *, mode: int = FILE_MODE) -> None:
     """Append one whole line (a newline is added) to a private file, creating it 0600."""
     path = Path(path)

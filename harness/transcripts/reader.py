@@ -12,7 +12,7 @@ from typing import Any
 import attrs
 
 from hookspecs.errors import InputFileError
-from hookspecs.fsutil import read_regular_bytes
+from hookspecs.fsutil import read_at, read_regular_bytes
 from hookspecs.scrub import scrub_text
 
 from . import claude_code, codex
@@ -76,15 +76,22 @@ class TranscriptSource:
         """sha256 of the first and of the last :data:`WINDOW` bytes of the file's first ``size`` bytes."""
         if size < self.offset or max(0, size - WINDOW) < self.offset - len(self.before):
             raise ValueError(f"size {size} is outside what was read")
-        first = (self.head + self.raw)[: min(WINDOW, size)] if self.offset else self.raw[: min(WINDOW, size)]
-        start = self.offset - len(self.before)
-        joined = self.before + self.raw
-        last = joined[max(0, size - WINDOW) - start : size - start]
+        first = self._span(0, min(WINDOW, size))
+        last = self._span(max(0, size - WINDOW), size)
         return hashlib.sha256(first).hexdigest(), hashlib.sha256(last).hexdigest()
 
     def tail_window(self) -> bytes:
         """The file's last :data:`WINDOW` bytes as read."""
-        return (self.before + self.raw)[-WINDOW:]
+        return self._span(max(0, self.size - WINDOW), self.size)
+
+    def _span(self, start: int, end: int) -> bytes:
+        """The file's bytes ``[start, end)`` from what was read, slicing
+        ``head``, ``before`` and ``raw``, never copying ``raw`` whole."""
+        known = self.offset - len(self.before)
+        if start < known:  # only the first window lies before what ``before`` holds
+            return self.head[start:end]
+        early = self.before[start - known : max(0, min(end, self.offset) - known)]
+        return early + self.raw[max(0, start - self.offset) : max(0, end - self.offset)]
 
 
 def read_source(path: Path) -> TranscriptSource:
@@ -115,13 +122,15 @@ def read_appended(path: Path, *, size: int, lines: int, head_sha256: str, tail_s
             return None
         if info.st_size - size > MAX_BYTES:
             raise TranscriptError(f"transcript {label}: more than {MAX_BYTES} bytes were appended since the last import")
-        head = _pread(fd, 0, min(WINDOW, size))
-        before = _pread(fd, max(0, size - WINDOW), size - max(0, size - WINDOW))
+        head = read_at(fd, 0, min(WINDOW, size))
+        before = read_at(fd, max(0, size - WINDOW), size - max(0, size - WINDOW))
         raw = _pread_to_end(fd, size, MAX_BYTES)
     except OSError:
         return None
     finally:
         os.close(fd)
+    if head is None or before is None:
+        return None  # shrunk while read
     if hashlib.sha256(head).hexdigest() != head_sha256 or hashlib.sha256(before).hexdigest() != tail_sha256:
         return None
     # an earlier import that ended on a line without its newline: that line goes on here
@@ -135,18 +144,6 @@ def read_appended(path: Path, *, size: int, lines: int, head_sha256: str, tail_s
         head=head,
         before=before,
     )
-
-
-def _pread(fd: int, offset: int, size: int) -> bytes:
-    chunks: list[bytes] = []
-    while size > 0:
-        chunk = os.pread(fd, size, offset)
-        if not chunk:
-            break
-        chunks.append(chunk)
-        offset += len(chunk)
-        size -= len(chunk)
-    return b"".join(chunks)
 
 
 def _pread_to_end(fd: int, offset: int, limit: int) -> bytes:

@@ -21,6 +21,8 @@ import stat
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, NamedTuple
 
+from hookspecs.fsutil import read_at
+
 if TYPE_CHECKING:
     from .reader import TranscriptSource
 
@@ -61,7 +63,7 @@ class Seen(NamedTuple):
             if not stat.S_ISREG(info.st_mode) or (size is not None and info.st_size != size):
                 return None
             start = max(0, info.st_size - WINDOW)
-            tail = _read_at(fd, start, info.st_size - start)
+            tail = read_at(fd, start, info.st_size - start)
         except OSError:
             return None
         finally:
@@ -88,15 +90,3 @@ def unchanged(path: Path, seen: Seen | None) -> bool:
     follows reads the file properly and reports what is wrong with it."""
     return seen is not None and Seen.of_path(path, size=seen.size) == seen
 
-
-def _read_at(fd: int, offset: int, size: int) -> bytes | None:
-    """Exactly ``size`` bytes at ``offset``, or None when the file ends before."""
-    chunks: list[bytes] = []
-    while size > 0:
-        chunk = os.pread(fd, size, offset)
-        if not chunk:
-            return None
-        chunks.append(chunk)
-        offset += len(chunk)
-        size -= len(chunk)
-    return b"".join(chunks)
