@@ -199,34 +199,21 @@ def _open_and_import(
     workspace: Workspace,
 ) -> tuple[Any, ImportedTranscript]:
     assert where.session_id is not None
-    if source.offset and record is not None and record.importer is not None:
-        opened = store.open_tail(where.session_id)
-        if opened is not None:
-            log, turns = opened
-            transcript = import_source(
-                source, format=format, turns_before=turns, workspace=workspace.path, state=record.importer
-            )
-            if not any(event.type == EventTypes.COMPACTION_SUMMARY for event in transcript.events):
-                return log, transcript
-            store.close(log.id)  # a compaction shadows the history so far: the log is needed whole
-        return _open_whole(store, where.session_id, source, record, format=format, workspace=workspace)
-    log = store.open(where.session_id)
-    return log, import_into(log.events, source, format=format, after_line=where.after_line, workspace=workspace)
-
-
-def _open_whole(
-    store: SessionStore,
-    session_id: str,
-    source: TranscriptSource,
-    record: ImportRecord | None,
-    *,
-    format: Format | None,
-    workspace: Workspace,
-) -> tuple[Any, ImportedTranscript]:
-    log = store.open(session_id)
-    turns = sum(1 for event in log.events if event.type == EventTypes.TURN_START)
-    state = record.importer if record is not None else None
-    transcript = import_source(source, format=format, turns_before=turns, workspace=workspace.path, state=state)
+    if not (source.offset and record is not None and record.importer is not None):
+        log = store.open(where.session_id)
+        return log, import_into(log.events, source, format=format, after_line=where.after_line, workspace=workspace)
+    opened = store.open_tail(where.session_id)
+    if opened is None:  # an end not to be trusted: the whole open repairs or reports it
+        log = store.open(where.session_id)
+        turns = sum(1 for event in log.events if event.type == EventTypes.TURN_START)
+    else:
+        log, turns = opened
+    transcript = import_source(
+        source, format=format, turns_before=turns, workspace=workspace.path, state=record.importer
+    )
+    if opened is not None and any(event.type == EventTypes.COMPACTION_SUMMARY for event in transcript.events):
+        store.close(log.id)  # a compaction shadows the history so far: the log is needed whole
+        log = store.open(where.session_id)
     return log, transcript
 
 
