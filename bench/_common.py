@@ -311,3 +311,20 @@ def fs_type(path: Path) -> str:
         return best[1]
     except OSError:
         return "?"
+
+
+def soak_run(test: str, label: str, *, env: Mapping[str, str], args: Sequence[str] = ()) -> bool:
+    """Run one pytest node in its own process (in-process: ``-n 0``) with ``env``
+    and print one line: ``label``, ok or FAILED, and the time; a failure prints
+    the end of pytest's report. Returns whether it passed."""
+    import subprocess
+
+    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    started = time.monotonic()
+    command = [sys.executable, "-m", "pytest", "-p", "no:randomly", "-n", "0", "-q", "-x", test, *args]
+    result = subprocess.run(command, cwd=root, env=dict(env), capture_output=True, text=True, check=False)
+    verdict = "ok" if result.returncode == 0 else "FAILED"
+    print(f"{label}: {verdict} in {time.monotonic() - started:.0f}s", flush=True)
+    if result.returncode != 0:
+        print(result.stdout[-6000:], flush=True)
+    return result.returncode == 0

@@ -18,12 +18,10 @@ from __future__ import annotations
 
 import argparse
 import os
-import subprocess
 import sys
-import time
-from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
+from _common import soak_run
+
 TEST = "tests/shadow/test_compaction_soak.py::test_a_long_session_compacts_reviews_and_resumes"
 
 
@@ -31,18 +29,10 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--turns", type=int, nargs="+", default=[200, 600])
     args = parser.parse_args()
-    failed: list[int] = []
-    for turns in args.turns:
-        env = {**os.environ, "SHADOW_SOAK_TURNS": str(turns)}
-        started = time.monotonic()
-        command = [sys.executable, "-m", "pytest", "-p", "no:randomly", "-n", "0", "-q", "-x", TEST]
-        result = subprocess.run(command, cwd=ROOT, env=env, capture_output=True, text=True, check=False)
-        verdict = "ok" if result.returncode == 0 else "FAILED"
-        print(f"{turns} turns: {verdict} in {time.monotonic() - started:.0f}s", flush=True)
-        if result.returncode != 0:
-            failed.append(turns)
-            print(result.stdout[-6000:], flush=True)
-    return 1 if failed else 0
+    results = [
+        soak_run(TEST, f"{turns} turns", env={**os.environ, "SHADOW_SOAK_TURNS": str(turns)}) for turns in args.turns
+    ]
+    return 0 if all(results) else 1
 
 
 if __name__ == "__main__":

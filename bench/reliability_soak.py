@@ -16,12 +16,10 @@ from __future__ import annotations
 
 import argparse
 import os
-import subprocess
 import sys
-import time
-from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
+from _common import soak_run
+
 TEST = "tests/shadow/test_reliability_stateful.py::test_random_interleavings_keep_the_invariants"
 
 
@@ -31,17 +29,11 @@ def main() -> int:
     parser.add_argument("--seeds", type=int, nargs="+", default=[1, 2, 3, 4])
     args = parser.parse_args()
     env = {**os.environ, "SHADOW_RELIABILITY_EXAMPLES": str(args.examples)}
-    failed: list[int] = []
-    for seed in args.seeds:
-        started = time.monotonic()
-        command = [sys.executable, "-m", "pytest", "-p", "no:randomly", "-n", "0", "-q", "-x", TEST, f"--hypothesis-seed={seed}"]
-        result = subprocess.run(command, cwd=ROOT, env=env, capture_output=True, text=True, check=False)
-        verdict = "ok" if result.returncode == 0 else "FAILED"
-        print(f"seed {seed}: {args.examples} examples, {verdict} in {time.monotonic() - started:.0f}s", flush=True)
-        if result.returncode != 0:
-            failed.append(seed)
-            print(result.stdout[-6000:], flush=True)
-    return 1 if failed else 0
+    results = [
+        soak_run(TEST, f"seed {seed}: {args.examples} examples", env=env, args=[f"--hypothesis-seed={seed}"])
+        for seed in args.seeds
+    ]
+    return 0 if all(results) else 1
 
 
 if __name__ == "__main__":

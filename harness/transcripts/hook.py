@@ -297,8 +297,7 @@ def run_hook(argv: Sequence[str], deadline: float | None = None) -> dict[str, An
 
 
 def _fail(message: str) -> None:
-    from harness.cli.render import visible  # only on failure: it loads the contract's values
-    from hookspecs.scrub import scrub_text
+    from hookspecs.scrub import scrub_text, visible  # only on failure: the detector compiles on first use
 
     # one line, whatever the message holds (a path with a newline, a multi-line OS error)
     line = " ".join(visible(scrub_text(message, limit=2000)).split())
