@@ -33,6 +33,7 @@ def test_bench_script_starts(script: Path) -> None:
     assert result.returncode == 0, result.stderr[-2000:]
 
 
+@pytest.mark.timeout(900)  # above the suite's 300 s: the run has its own 600 s bound
 @pytest.mark.parametrize("name", sorted(QUICK))
 def test_bench_quick_run(name: str, tmp_path: Path) -> None:
     environ = {**os.environ, "TMPDIR": str(tmp_path)}

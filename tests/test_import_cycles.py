@@ -1,4 +1,5 @@
-"""No import circles inside a top-level package.
+"""No import circles inside a top-level package, and the contract's values
+never import its protocols.
 
 Every module of ``hookspecs``, ``harness`` and ``shadow_mind_plugin`` is parsed
 with ``ast`` and the graph of imports between modules of the same package is
@@ -320,17 +321,63 @@ def test_no_import_cycles(package: str) -> None:
     assert not found, f"import circles in {package}:\n{report(found)}"
 
 
-@pytest.mark.parametrize("package", ["harness", "shadow_mind_plugin", "evolution_review_plugin"])
+@pytest.mark.parametrize("package", ["hookspecs", "harness", "shadow_mind_plugin", "evolution_review_plugin"])
 def test_no_circles_even_through_annotations(package: str) -> None:
-    """The layers point one way even for the type checker. In the host, code
-    below the agent class (turns, tool calls, visibility, prompt assembly) and
-    the session log depend on small protocols, not on the classes that drive
-    them; in the plugin, no path imports the wiring or another path's logic.
-    (The contract's values and protocols name each other in annotations by
-    design, so ``hookspecs`` is held to the run-time rule only.)"""
+    """The layers point one way even for the type checker. In the contract, the
+    values come first and the host-service protocols build on them; in the host,
+    code below the agent class (turns, tool calls, visibility, prompt assembly)
+    and the session log depend on small protocols, not on the classes that drive
+    them; in the plugin, no path imports the wiring or another path's logic."""
     sources = package_sources(package)
     found = cycles(import_graph(sources, type_checking=True), sources)
     assert not found, f"import circles in {package} (counting TYPE_CHECKING imports):\n{report(found)}"
+
+
+VALUES = "hookspecs.values"
+PROTOCOLS = "hookspecs.protocols"
+
+
+def protocol_imports_in_values(sources: Mapping[str, tuple[str, bool, str]]) -> list[Edge]:
+    """Every import, run-time or for the type checker only, from a module of
+    ``hookspecs.values`` to ``hookspecs.protocols`` or one of its modules."""
+    return [
+        edge
+        for edge in import_graph(sources, type_checking=True)
+        if (edge.source == VALUES or edge.source.startswith(VALUES + "."))
+        and (edge.target == PROTOCOLS or edge.target.startswith(PROTOCOLS + "."))
+    ]
+
+
+def test_values_never_import_protocols() -> None:
+    """A value that carries a live object names it from ``hookspecs.values.live``;
+    the host services build on the values, never the other way round."""
+    sources = package_sources("hookspecs")
+    found = protocol_imports_in_values(sources)
+    assert not found, "hookspecs.values imports the protocols:\n" + "\n".join(e.describe() for e in found)
+    assert PROTOCOLS in sources and f"{PROTOCOLS}.agents" in sources, "hookspecs.protocols is a package of modules"
+    annotated = {(e.source, e.target) for e in import_graph(sources, type_checking=True)}
+    assert (f"{VALUES}.tools", f"{VALUES}.live") in annotated
+    assert (f"{PROTOCOLS}.agents", f"{VALUES}.live") in annotated
+
+
+def test_a_value_importing_a_protocol_is_caught_even_for_the_type_checker() -> None:
+    files = {
+        "hookspecs": "",
+        "hookspecs.protocols": "from .agents import Agent\n",
+        "hookspecs.protocols.agents": "class Agent: ...\n",
+        "hookspecs.values": "",
+        "hookspecs.values.tools": "from typing import TYPE_CHECKING\nif TYPE_CHECKING:\n    from ..protocols import Agent\n",
+        "hookspecs.values.commands": "from hookspecs.protocols.agents import Agent\n",
+        "hookspecs.values.cancel": "from . import json\n",
+        "hookspecs.values.json": "",
+    }
+    packages = {"hookspecs", "hookspecs.protocols", "hookspecs.values"}
+    sources = {module: (source, module in packages, module) for module, source in files.items()}
+    found = {(e.source, e.target) for e in protocol_imports_in_values(sources)}
+    assert found == {
+        ("hookspecs.values.tools", "hookspecs.protocols"),
+        ("hookspecs.values.commands", "hookspecs.protocols.agents"),
+    }
 
 
 def test_the_graph_sees_real_edges() -> None:

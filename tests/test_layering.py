@@ -247,6 +247,7 @@ def _run_python(code: str, *args: str, cwd: Path = ROOT, env: dict[str, str] | N
     return json.loads(proc.stdout.strip().splitlines()[-1])  # type: ignore[no-any-return]
 
 
+@pytest.mark.timeout(600)  # above the suite's 300 s: the child interpreter has its own 300 s bound
 @pytest.mark.parametrize(
     ("package", "must_import"),
     [
@@ -300,6 +301,7 @@ print(json.dumps({"changed": changed, "before": {k: before[k] for k in changed},
 """
 
 
+@pytest.mark.timeout(600)  # above the suite's 300 s: the child interpreter has its own 300 s bound
 def test_importing_hookspecs_has_no_side_effects(tmp_path: Path) -> None:
     cwd, home, tmp, dsh_home = tmp_path / "cwd", tmp_path / "home", tmp_path / "tmp", tmp_path / "dsh"
     for directory in (cwd, home, tmp):

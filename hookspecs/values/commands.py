@@ -3,14 +3,12 @@
 from __future__ import annotations
 
 from collections.abc import Awaitable, Callable
-from typing import TYPE_CHECKING, Literal, TypeAlias
+from typing import Literal, TypeAlias
 
 import attrs
 
 from .cancel import CancelToken
-
-if TYPE_CHECKING:
-    from ..protocols import Agent
+from .live import Agent
 
 CommandHandler: TypeAlias = Callable[["CommandInvocation"], Awaitable["CommandResult"]]
 

@@ -2,17 +2,15 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, Final
+from typing import Any, Final
 
 import attrs
 
 from .agents import AgentOptions
 from .cancel import CancelToken
+from .live import Agent
 from .messages import ContentBlock
 from .tools import ToolFilter
-
-if TYPE_CHECKING:
-    from ..protocols import Agent
 
 
 class Capabilities:

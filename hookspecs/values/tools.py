@@ -3,21 +3,19 @@
 from __future__ import annotations
 
 from collections.abc import Awaitable, Callable, Iterable, Sequence
-from typing import TYPE_CHECKING, Any, Literal, TypeAlias, Union
+from typing import Any, Literal, TypeAlias, Union
 
 import attrs
 
 from .cancel import CancelToken
+from .live import Agent, ToolRunContext
 from .llm import ToolSchema
 from .messages import ContentBlock, TextBlock
-
-if TYPE_CHECKING:
-    from ..protocols import Agent, ToolRunContext
 
 #: What ``execute`` may return: plain text (a success) or a full result.
 ToolOutput: TypeAlias = Union[str, "ToolResult"]
 
-ToolExecute: TypeAlias = Callable[[dict[str, Any], "ToolRunContext"], Awaitable[ToolOutput]]
+ToolExecute: TypeAlias = Callable[[dict[str, Any], ToolRunContext], Awaitable[ToolOutput]]
 
 #: ``check_arguments(args) -> violations``: a tool's own rules beyond its schema.
 ToolArgumentsCheck: TypeAlias = Callable[[dict[str, Any]], Sequence[str]]

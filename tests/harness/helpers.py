@@ -8,7 +8,7 @@ import sys
 from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
 from contextlib import asynccontextmanager
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 import trio
 
@@ -19,6 +19,8 @@ from hookspecs.protocols import CreateAgentOptions
 from hookspecs.values import AgentOptions, ToolDefinition, create_user_message
 
 from ..cli_env import cli_env
+
+T = TypeVar("T")
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -116,11 +118,30 @@ def run_chat(
     )
 
 
-async def poll_until(condition: Callable[[], bool], *, interval: float = 0.01) -> None:
-    """Wait for a condition that no trio event signals: a file another process
-    writes, a process exiting, a value set from a worker thread."""
-    while not condition():  # noqa: ASYNC110 -- the change happens outside trio; there is nothing to wait on
-        await trio.sleep(interval)
+#: how long a test waits for a state change before it fails instead of hanging: generous
+#: for a loaded machine (virtual seconds under trio's MockClock, so there it costs no wall time)
+WAIT_SECONDS = 60.0
+
+
+async def poll_until(
+    condition: Callable[[], T],
+    *,
+    what: str = "the condition",
+    give_up_after: float = WAIT_SECONDS,
+    interval: float = 0.01,
+) -> T:
+    """The first truthy value of ``condition()``, polled every ``interval`` seconds
+    (0: at every checkpoint). For a change no trio event signals: a file another
+    process writes, a process exiting, a value set from a worker thread, a stage
+    another task reaches. After ``give_up_after`` seconds the test fails naming ``what``
+    instead of hanging."""
+    try:
+        with trio.fail_after(give_up_after):
+            while not (value := condition()):  # noqa: ASYNC110 -- nothing signals the change; polled, with a bound
+                await trio.sleep(interval)
+            return value
+    except trio.TooSlowError:
+        raise AssertionError(f"gave up waiting for {what} after {give_up_after:g} s") from None
 
 
 def event_types(session: Any) -> list[str]:

@@ -501,8 +501,7 @@ def _alive(pid: int) -> bool:
 
 
 async def _wait_for(path: Path) -> None:
-    with trio.fail_after(10):
-        await poll_until(lambda: path.exists() and bool(path.read_text().strip()))
+    await poll_until(lambda: path.exists() and bool(path.read_text().strip()), what=f"{path.name} written", give_up_after=10)
 
 
 async def test_bash_cancel_token_kills_the_process_group(ctx: FakeContext, ws: Path) -> None:
@@ -520,8 +519,7 @@ async def test_bash_cancel_token_kills_the_process_group(ctx: FakeContext, ws: P
     (result,) = results
     assert result.is_error and result.error is not None and result.error.code == "ABORTED"
     assert result.value["cancelled"] is True and result.value["exit_code"] is None
-    with trio.fail_after(5):
-        await poll_until(lambda: not _alive(child))
+    await poll_until(lambda: not _alive(child), what="the background child to exit", give_up_after=5)
 
 
 async def test_bash_already_cancelled_token_runs_nothing(ctx: FakeContext, ws: Path) -> None:

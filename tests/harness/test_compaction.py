@@ -36,7 +36,7 @@ from hookspecs.values import (
 )
 from hookspecs.values.compaction import CompactionResult
 
-from .helpers import say, scripted_host
+from .helpers import poll_until, say, scripted_host
 
 WINDOW = 4_000
 ROUTE = AgentOptions(provider="fake", model="m")
@@ -291,8 +291,11 @@ async def test_compact_while_running_is_busy_and_input_waits_for_maintenance(tmp
 
         async with trio.open_nursery() as nursery:
             nursery.start_soon(compact)
-            while not any(r.metadata.get("purpose") == "compaction" for r in adapter.requests):
-                await trio.lowlevel.checkpoint()
+            await poll_until(
+                lambda: any(r.metadata.get("purpose") == "compaction" for r in adapter.requests),
+                what="the compaction request",
+                interval=0,
+            )
             turns_before = len(of_type(agent, EventTypes.TURN_START))
             agent.followup(create_user_message("a line typed during /compact"))
             for _ in range(50):
@@ -324,8 +327,11 @@ async def test_cancelled_compact_records_the_error(tmp_path: Path) -> None:
 
         async with trio.open_nursery() as nursery:
             nursery.start_soon(compact)
-            while not any(r.metadata.get("purpose") == "compaction" for r in adapter.requests):
-                await trio.lowlevel.checkpoint()
+            await poll_until(
+                lambda: any(r.metadata.get("purpose") == "compaction" for r in adapter.requests),
+                what="the compaction request",
+                interval=0,
+            )
             token.cancel("user")
         assert outcome[0].kind == "error" and "(cancelled)" in outcome[0].text
         end = of_type(agent, EventTypes.COMPACTION_END)[0].data

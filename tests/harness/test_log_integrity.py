@@ -84,8 +84,9 @@ async def start_holder(profile: Path, home: Path, session_id: str) -> trio.Proce
         stderr=subprocess.DEVNULL,
     )
     log = home / "sessions" / session_id / "session.jsonl"
-    with trio.fail_after(60):
-        await poll_until(lambda: b'"text":"working"' in log.read_bytes() or holder.poll() is not None)
+    await poll_until(
+        lambda: b'"text":"working"' in log.read_bytes() or holder.poll() is not None, what="the holder's first answer"
+    )
     assert holder.returncode is None
     return holder
 

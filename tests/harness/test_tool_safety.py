@@ -254,11 +254,9 @@ async def test_cancelling_kills_everything_in_the_sandbox(ws: Path) -> None:
 
     async with trio.open_nursery() as nursery:
         nursery.start_soon(run)
-        with trio.fail_after(10):
-            await poll_until(lambda: (ws / "started").exists())
+        await poll_until(lambda: (ws / "started").exists(), what="the command to start", give_up_after=10)
         assert _running(marker)
         ctx.cancel.cancel("user pressed stop")
     (result,) = results
     assert result.error is not None and result.error.code == "ABORTED"
-    with trio.fail_after(5):
-        await poll_until(lambda: not _running(marker))
+    await poll_until(lambda: not _running(marker), what="the command to stop", give_up_after=5)

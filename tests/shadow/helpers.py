@@ -17,7 +17,7 @@ from hookspecs.values import AgentOptions
 from shadow_mind_plugin.plugin import runtime_for
 from shadow_mind_plugin.runtime.runtime import ShadowRuntime
 
-from ..harness.helpers import AdapterPlugin
+from ..harness.helpers import AdapterPlugin, poll_until
 
 DEFINITION = """---
 id: default
@@ -83,3 +83,27 @@ async def new_root(host: HarnessHost, model: str = "root-model", *, provider: st
 async def settle(host: HarnessHost, agent: Any) -> None:
     """Wait until the root is idle and no background work is left (headless drain)."""
     await drain(host, agent)
+
+
+async def wait_for_stage(runtime: ShadowRuntime, root: Any, stage: str) -> Any:
+    """The root's running review once it reached ``stage`` (its active entry)."""
+
+    def reached() -> Any:
+        state = runtime.owners.get(root.id)
+        if state and state.run.active:
+            entry = next(iter(state.run.active.values()))
+            if entry.view.stage == stage:
+                return entry
+        return None
+
+    return await poll_until(reached, what=f"the review to reach stage {stage!r}")
+
+
+async def wait_for_waiting_report(runtime: ShadowRuntime, root: Any) -> None:
+    """Until a report waits out the relay window."""
+
+    def waiting() -> bool:
+        state = runtime.owners.get(root.id)
+        return bool(state and state.output.batcher.waiting)
+
+    await poll_until(waiting, what="a report waiting to be relayed")

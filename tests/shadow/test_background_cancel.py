@@ -14,17 +14,10 @@ import trio
 from hookspecs.values import CancelCause
 from shadow_mind_plugin.output.batcher import ReportBatcher
 
+from .helpers import wait_for_waiting_report
 from .test_outcomes import REPORT, relays, run_once
 
 WINDOW_MS = 600_000
-
-
-async def wait_for_waiting_report(runtime: Any, root: Any) -> None:
-    while True:
-        state = runtime.owners.get(root.id)
-        if state and state.output.batcher.waiting:
-            return
-        await trio.sleep(0.01)
 
 
 async def test_cancel_background_aborts_the_report_waiting_to_be_relayed(tmp_path: Path, autojump_clock: Any) -> None:

@@ -6,6 +6,7 @@ from collections import Counter
 from pathlib import Path
 from typing import Any
 
+import pytest
 import trio
 
 from hookspecs import hookimpl
@@ -16,7 +17,7 @@ from hookspecs.values import (
     create_user_message,
 )
 
-from .helpers import new_root, settle, shadow_host, write_definition
+from .helpers import new_root, settle, shadow_host, wait_for_stage, wait_for_waiting_report, write_definition
 
 ROOT = """
   - match: {depth: 0, has_tools: [read], last_user_contains: "check"}
@@ -145,12 +146,12 @@ async def test_timeout(tmp_path: Path, autojump_clock: Any) -> None:
     assert not relays(root)
 
 
-async def wait_for_stage(runtime: Any, root: Any, stage: str) -> None:
-    while True:
-        state = runtime.owners.get(root.id)
-        if state and state.run.active and next(iter(state.run.active.values())).view.stage == stage:
-            return
-        await trio.sleep(0.01)
+async def test_waiting_for_a_stage_never_reached_fails_instead_of_hanging(tmp_path: Path, autojump_clock: Any) -> None:
+    # no user message: no review ever starts, so the wait must give up (in virtual time)
+    async with shadow_host(tmp_path, script(HANG)) as (host, _, runtime):
+        root = await new_root(host)
+        with pytest.raises(AssertionError, match="gave up waiting for the review to reach stage 'run'"):
+            await wait_for_stage(runtime, root, "run")
 
 
 async def test_user_input_mid_run(tmp_path: Path, autojump_clock: Any) -> None:
@@ -218,11 +219,7 @@ REPORT = """
 
 async def test_report_discarded_when_user_speaks_before_the_relay(tmp_path: Path, autojump_clock: Any) -> None:
     async def during(host: Any, runtime: Any, root: Any) -> None:
-        while True:
-            state = runtime.owners.get(root.id)
-            if state and state.output.batcher.waiting:
-                break
-            await trio.sleep(0.01)
+        await wait_for_waiting_report(runtime, root)
         root.followup(create_user_message("never mind"))
 
     view, root, _ = await run_once(tmp_path, REPORT, config={"resultBatchWindowMs": 5000}, during=during)

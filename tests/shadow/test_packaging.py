@@ -104,6 +104,8 @@ def test_examples_list_the_same_five_starters() -> None:
 
 SOURCES = ("pyproject.toml", "README.md", "LICENSE", "hookspecs", "harness", "shadow_mind_plugin", "evolution_review_plugin")
 BUILD_TIMEOUT = 300
+#: the module's wheel is built inside the first of these tests: above the build's own bound
+WHEEL_TIMEOUT = pytest.mark.timeout(2 * BUILD_TIMEOUT)
 
 
 def build_wheel(tmp_path: Path) -> Path:
@@ -138,6 +140,7 @@ def wheel(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return build_wheel(tmp_path_factory.mktemp("wheel"))
 
 
+@WHEEL_TIMEOUT
 def test_the_built_wheel_contains_the_starters_and_the_bundle(wheel: Path) -> None:
     with zipfile.ZipFile(wheel) as archive:
         names = set(archive.namelist())
@@ -159,6 +162,7 @@ def test_the_built_wheel_contains_the_starters_and_the_bundle(wheel: Path) -> No
 DEMO_FILES = {"demo.yml", "profile.yml", "script.yml", "workspace/pyproject.toml", "workspace/README.md"}
 
 
+@WHEEL_TIMEOUT
 def test_the_built_wheel_ships_the_demo(wheel: Path) -> None:
     with zipfile.ZipFile(wheel) as archive:
         names = set(archive.namelist())
@@ -171,6 +175,7 @@ def test_the_built_wheel_ships_the_demo(wheel: Path) -> None:
     assert "[pytest11]\ndsh = harness.testing" in declared
 
 
+@WHEEL_TIMEOUT
 def test_the_built_wheel_metadata(wheel: Path) -> None:
     with zipfile.ZipFile(wheel) as archive:
         names = set(archive.namelist())

@@ -13,7 +13,6 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-import trio
 
 from harness.host import open_host
 from harness.profiles import ProfileRow
@@ -23,7 +22,7 @@ from shadow_mind_plugin.definitions import list_starters, load_starter
 from shadow_mind_plugin.settings import ShadowMindSettings, heal
 from shadow_mind_plugin.trigger.state import Cooldown
 
-from .helpers import new_root, settle, shadow_host, write_definition
+from .helpers import new_root, settle, shadow_host, wait_for_stage, write_definition
 
 STARTERS = ["architect", "contrarian", "evidence", "failure-path", "simplification"]
 
@@ -113,16 +112,6 @@ def relays(root: Any) -> list[Any]:
         for e in root.session.events
         if e.type == "user/message" and e.data["message"]["source"]["kind"] == "shadow-report"
     ]
-
-
-async def wait_for_stage(runtime: Any, root: Any, stage: str) -> Any:
-    while True:
-        state = runtime.owners.get(root.id)
-        if state and state.run.active:
-            entry = next(iter(state.run.active.values()))
-            if entry.view.stage == stage:
-                return entry
-        await trio.sleep(0.01)
 
 
 # --- help, usage, unknown actions ------------------------------------------------------------

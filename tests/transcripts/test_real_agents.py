@@ -132,6 +132,7 @@ def _binary(var: str) -> str | None:
     return shutil.which(value) if value else None
 
 
+@pytest.mark.timeout(900)  # above the suite's 300 s: the real run has its own 600 s bound
 @pytest.mark.skipif(_binary("SHADOW_CODEX_BIN") is None, reason="set SHADOW_CODEX_BIN to a codex CLI to run it")
 def test_the_bridge_under_the_real_codex() -> None:
     agent = _real_run("--codex", str(_binary("SHADOW_CODEX_BIN")))
@@ -139,6 +140,7 @@ def test_the_bridge_under_the_real_codex() -> None:
     assert {c["scenario"] for c in agent["checks"]} == {"report", "quiet", "ephemeral"}
 
 
+@pytest.mark.timeout(900)  # above the suite's 300 s: the real run has its own 600 s bound
 @pytest.mark.skipif(_binary("SHADOW_CLAUDE_BIN") is None, reason="set SHADOW_CLAUDE_BIN to a claude CLI to run it")
 def test_the_bridge_under_the_real_claude_code() -> None:
     agent = _real_run("--claude", str(_binary("SHADOW_CLAUDE_BIN")))
