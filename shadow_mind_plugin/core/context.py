@@ -1,6 +1,6 @@
-"""The host services and lifecycle facts every path reads.
+"""The host services and lifecycle facts every stage reads.
 
-A path receives this and the ports it calls (:mod:`.ports`), never the whole
+A stage receives this and the ports it calls (:mod:`.ports`), never the whole
 runtime.
 """
 

@@ -1,17 +1,17 @@
-"""The typed interfaces the paths call each other through.
+"""The typed interfaces the stages call each other through.
 
 The wiring (:mod:`shadow_mind_plugin.runtime.runtime`) builds one object per
-path and hands each the ports it needs; no path imports another path's logic.
+stage and hands each the ports it needs; no stage imports another stage's logic.
 
 =================  ===============================  ==========================
 port               implemented by                   called by
 =================  ===============================  ==========================
-:class:`Governance` governance path (settlement,    trigger, run, output,
+:class:`Governance` governance stage (settlement,    trigger, run, output,
                    cards, journals)                 coordination
-:class:`Budget`    trigger path's budget keeper     run, output
-:class:`Review`    coordination path                output
-:class:`Outcomes`  output path                      run
-:class:`Launcher`  run path                         trigger, controls
+:class:`Budget`    trigger stage's budget keeper     run, output
+:class:`Review`    coordination stage                output
+:class:`Outcomes`  output stage                      run
+:class:`Launcher`  run stage                         trigger, controls
 =================  ===============================  ==========================
 """
 

@@ -1,4 +1,4 @@
-"""The records every path shares: what status and cards show about a run
+"""The records every stage shares: what status and cards show about a run
 (:class:`RunView`), the cycle that groups the runs reviewing one watermark
 (:class:`Cycle`), and why a run was cancelled. The live run itself,
 :class:`~.owner.RunEntry`, lives beside the owner state it points back to.

@@ -3,7 +3,7 @@
 The deterministic evidence checks run over the root session through the
 watermark; their most severe finding becomes the run's structured output, a
 report in the same contract a model child returns, so it travels the same
-output path (validation, holdout, batching, relay, cards, journals). No
+output stage (validation, holdout, batching, relay, cards, journals). No
 finding is ``silent``.
 """
 

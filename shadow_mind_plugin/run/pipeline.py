@@ -1,4 +1,4 @@
-"""One reviewer run: prepare → start → run → dispose, then the output path
+"""One reviewer run: prepare → start → run → dispose, then the output stage
 decides the outcome.
 
 Failures are captured with the reason code of the segment they happened in;

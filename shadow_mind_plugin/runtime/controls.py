@@ -9,10 +9,10 @@ import attrs
 
 from hookspecs.errors import DshError
 
-from ..coordination.path import recent_reviews
+from ..coordination.coordination_stage import recent_reviews
 from ..core.clock import iso
 from ..governance import value
-from ..governance.path import CARD_KIND
+from ..governance.governance_stage import CARD_KIND
 from ..trigger.models import default_model_skip
 from ..vocabulary import DEFAULT_SHADOW_ID, CancellationSource, Phase, ReasonCode
 
@@ -21,10 +21,10 @@ if TYPE_CHECKING:
 
     from ..core.context import RuntimeContext
     from ..core.owner import RunEntry
-    from ..governance.path import GovernancePath
-    from ..run.path import RunPath
+    from ..governance.governance_stage import GovernanceStage
+    from ..run.run_stage import RunStage
     from ..trigger.budget import BudgetKeeper
-    from ..trigger.path import TriggerPath
+    from ..trigger.trigger_stage import TriggerStage
     from .owners import Owners
 
 
@@ -47,10 +47,10 @@ class Controls:
         ctx: RuntimeContext,
         *,
         owners: Owners,
-        trigger: TriggerPath,
-        run: RunPath,
+        trigger: TriggerStage,
+        run: RunStage,
         budget: BudgetKeeper,
-        governance: GovernancePath,
+        governance: GovernanceStage,
     ) -> None:
         self._ctx = ctx
         self._owners = owners

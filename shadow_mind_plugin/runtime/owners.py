@@ -1,4 +1,4 @@
-"""The per-root states and the operations on a root that span paths:
+"""The per-root states and the operations on a root that span stages:
 creating its state, advancing its epoch, a real user message, release."""
 
 from __future__ import annotations
@@ -7,19 +7,19 @@ from typing import TYPE_CHECKING
 
 from ..core.owner import OwnerState
 from ..core.records import Cancellation
-from ..run.state import RunState
+from ..run.run_state import RunState
 from .priming import ProjectionPrimer
 
 if TYPE_CHECKING:
     from hookspecs.protocols import Agent
 
-    from ..coordination.path import CoordinationPath
+    from ..coordination.coordination_stage import CoordinationStage
     from ..core.context import RuntimeContext
-    from ..governance.path import GovernancePath
-    from ..output.path import OutputPath
-    from ..run.path import RunPath
+    from ..governance.governance_stage import GovernanceStage
+    from ..output.output_stage import OutputStage
+    from ..run.run_stage import RunStage
     from ..trigger.budget import BudgetKeeper
-    from ..trigger.path import TriggerPath
+    from ..trigger.trigger_stage import TriggerStage
     from ..vocabulary import CancellationSource, ReasonCode
 
 
@@ -29,11 +29,11 @@ class Owners:
         ctx: RuntimeContext,
         *,
         budget: BudgetKeeper,
-        trigger: TriggerPath,
-        run: RunPath,
-        output: OutputPath,
-        coordination: CoordinationPath,
-        governance: GovernancePath,
+        trigger: TriggerStage,
+        run: RunStage,
+        output: OutputStage,
+        coordination: CoordinationStage,
+        governance: GovernanceStage,
         primer: ProjectionPrimer,
     ) -> None:
         self._ctx = ctx

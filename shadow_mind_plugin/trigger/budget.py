@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING, Any
 
 from ..vocabulary import BudgetTier
 from .ledger import BudgetLedger
-from .state import TriggerState
+from .trigger_state import TriggerState
 
 if TYPE_CHECKING:
     from ..core.context import RuntimeContext

@@ -1,4 +1,4 @@
-"""The output path: outcome, batching and the durable relay.
+"""The output stage: outcome, batching and the durable relay.
 
 Accepted reports wait in the root's batcher; when its window closes they are
 ordered by severity and relayed as one user message with ``shadow-report``
@@ -19,8 +19,8 @@ from ..governance.safe_errors import safe_error
 from ..vocabulary import CancellationSource, Phase, ReasonCode, Stage
 from .batcher import ReportBatcher
 from .outcome import OutcomeRules
+from .output_state import OutputState
 from .relay import HoldoutLeak, PendingReport, build_relay, order_by_severity, relay_run_ids
-from .state import OutputState
 
 if TYPE_CHECKING:
     from hookspecs.values import Message
@@ -30,7 +30,7 @@ if TYPE_CHECKING:
     from ..core.ports import Budget, Governance, Review
 
 
-class OutputPath:
+class OutputStage:
     def __init__(self, ctx: RuntimeContext, *, governance: Governance, review: Review, budget: Budget) -> None:
         self._ctx = ctx
         self._governance = governance

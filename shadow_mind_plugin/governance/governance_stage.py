@@ -1,7 +1,7 @@
-"""The governance path: settlement, cards, journals, the value loop, settings
+"""The governance stage: settlement, cards, journals, the value loop, settings
 notes and quiescence.
 
-Every admitted run settles here exactly once (:meth:`GovernancePath.finish_run`)
+Every admitted run settles here exactly once (:meth:`GovernanceStage.finish_run`)
 with a phase, a stage and a reason code; the card anchored at the reviewed
 watermark is refreshed on every change; lifecycle and quality records go to
 the definition's debug journal when ``debug: true``.
@@ -31,7 +31,7 @@ if TYPE_CHECKING:
 CARD_KIND = "shadow-mind-review"
 
 
-class GovernancePath:
+class GovernanceStage:
     def __init__(self, ctx: RuntimeContext) -> None:
         self._ctx = ctx
         self.journal = Journal(ctx.registry, ctx.logger, spawn=ctx.host.spawn)

@@ -1,4 +1,4 @@
-"""The trigger path: from an eligible root tool turn to an admitted run.
+"""The trigger stage: from an eligible root tool turn to an admitted run.
 
 One roll per eligible turn for the ``default`` definition (probability ×
 decay), or with ``review_on_check`` an evidence check that fires as well as
@@ -21,7 +21,7 @@ from ..routes import root_route
 from ..vocabulary import DEFAULT_SHADOW_ID, BudgetTier, ReasonCode, Stage
 from .evidence import check_fired
 from .models import model_skip
-from .state import PendingTurn
+from .trigger_state import PendingTurn
 
 if TYPE_CHECKING:
     from ..core.context import RuntimeContext
@@ -30,7 +30,7 @@ if TYPE_CHECKING:
     from ..core.records import Cycle
 
 
-class TriggerPath:
+class TriggerStage:
     def __init__(self, ctx: RuntimeContext, *, budget: Budget, governance: Governance, launcher: Launcher) -> None:
         self._ctx = ctx
         self._budget = budget

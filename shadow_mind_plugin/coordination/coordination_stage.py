@@ -1,6 +1,6 @@
-"""The coordination path: every accepted report enters the review window;
+"""The coordination stage: every accepted report enters the review window;
 a detected stagnation pattern reserves one higher reasoning effort or installs
-a cooldown, both of which the trigger path honours."""
+a cooldown, both of which the trigger stage honours."""
 
 from __future__ import annotations
 
@@ -28,7 +28,7 @@ def options_of(settings: ShadowMindSettings) -> ReviewWindowOptions:
     )
 
 
-class CoordinationPath:
+class CoordinationStage:
     def __init__(self, ctx: RuntimeContext, governance: Governance) -> None:
         self._ctx = ctx
         self._governance = governance

@@ -1,6 +1,6 @@
-"""The run path: admission, the run lifecycle, deadlines and cancellation.
+"""The run stage: admission, the run lifecycle, deadlines and cancellation.
 
-:meth:`RunPath.launch` admits one run (budget tier, frugal route, reserved
+:meth:`RunStage.launch` admits one run (budget tier, frugal route, reserved
 escalation, holdout literals) and starts its lifecycle; the lifecycle runs the
 pipeline under the run's cancel scope and a deadline, and settles a run the
 pipeline could not settle itself (stopped from outside).
@@ -35,7 +35,7 @@ if TYPE_CHECKING:
 CANCEL_GRACE_SECONDS = 30.0
 
 
-class RunPath:
+class RunStage:
     def __init__(
         self,
         ctx: RuntimeContext,
