@@ -27,7 +27,7 @@ if TYPE_CHECKING:
 
     from ..core.context import RuntimeContext
     from ..core.owner import OwnerState, RunEntry
-    from ..core.ports import Budget, Governance, Review
+    from ..core.ports import Budget, Governance, Review, RunOutcome
 
 
 class OutputStage:
@@ -50,16 +50,22 @@ class OutputStage:
             )
         )
 
-    def decide(
-        self,
-        entry: RunEntry,
-        projection: Any,
-        result: Any,
-        failure: tuple[Stage, ReasonCode, BaseException] | None,
-        dispose_error: BaseException | None,
-        keys: tuple[str, ...],
-    ) -> None:
-        self._rules.decide(entry, projection, result, failure, dispose_error, keys)
+    def decide(self, entry: RunEntry, outcome: RunOutcome) -> None:
+        self._rules.decide(entry, outcome)
+
+    def relays_since_user(self, state: OwnerState) -> int:
+        return state.output.relays_since_user
+
+    def busy(self, state: OwnerState) -> bool:
+        """Reports wait in the root's batcher or are being delivered."""
+        return state.output.batcher.busy
+
+    async def drain(self, state: OwnerState) -> None:
+        await state.output.batcher.drain()
+
+    async def dispose(self, state: OwnerState) -> list[BaseException]:
+        """The root is released: flush its batcher; what failed to deliver."""
+        return await state.output.batcher.dispose()
 
     def _enqueue(self, entry: RunEntry, report: PendingReport) -> bool:
         if not entry.owner.output.batcher.add(report):

@@ -27,6 +27,7 @@ from ..settings import ShadowMindSettings
 from ..trigger.budget import BudgetKeeper
 from ..trigger.eligibility import turn_used_tools
 from ..trigger.ledger import is_real_user
+from ..trigger.throttles import ThrottleKeeper
 from ..trigger.trigger_stage import TriggerStage
 from ..vocabulary import PROVIDER_NAME, REPORT_SOURCE_KIND, CancellationSource, ReasonCode
 from .controls import Controls
@@ -50,16 +51,26 @@ class ShadowRuntime:
         self.ctx = RuntimeContext(host=host, logger=logger, registry=registry)
         self.governance = GovernanceStage(self.ctx)
         self.budget = BudgetKeeper(self.ctx)
-        self.coordination = CoordinationStage(self.ctx, self.governance)
+        throttles = ThrottleKeeper()
+        self.coordination = CoordinationStage(self.ctx, governance=self.governance, throttles=throttles)
         self.output = OutputStage(self.ctx, governance=self.governance, review=self.coordination, budget=self.budget)
         self.run = RunStage(
             self.ctx,
             governance=self.governance,
             budget=self.budget,
             outcomes=self.output,
+            throttles=throttles,
             on_run_ended=self._run_ended,
         )
-        self.trigger = TriggerStage(self.ctx, budget=self.budget, governance=self.governance, launcher=self.run)
+        self.trigger = TriggerStage(
+            self.ctx,
+            budget=self.budget,
+            governance=self.governance,
+            launcher=self.run,
+            evidence=self.run,
+            review=self.coordination,
+            relays=self.output,
+        )
         self.primer = ProjectionPrimer(self.ctx)
         self._owners = Owners(
             self.ctx,
@@ -217,14 +228,14 @@ class ShadowRuntime:
         state = self._owners.states.get(agent.id)
         if state is None or not self.host.headless or self.ctx.stopped:
             return
-        if state.draining or not self.governance.busy(state):
+        if state.draining or not self._owners.busy(state):
             return
         state.draining = True
         self.host.spawn(self._headless_drain, state, name="shadow-mind:headless-drain")
 
     async def _headless_drain(self, state: OwnerState) -> None:
         try:
-            await self.governance.drain_with_deadline(
+            await self._owners.drain_with_deadline(
                 state,
                 self.settings().headless_drain_timeout_seconds,
                 lambda: self.cancel_owner(state, ReasonCode.HEADLESS_DRAIN_TIMEOUT, CancellationSource.HEADLESS),
