@@ -30,6 +30,7 @@ from ..vocabulary import (
 from .relay import PendingReport
 
 if TYPE_CHECKING:
+    from ..contract import ShadowOutput
     from ..core.context import RuntimeContext
     from ..core.owner import RunEntry
     from ..core.ports import Budget, Governance, Review, RunOutcome
@@ -144,7 +145,7 @@ class OutcomeRules:
             return
         self._judge(entry, narrowed.output, keys, extra)
 
-    def _judge(self, entry: RunEntry, output: Any, keys: tuple[str, ...], extra: dict[str, Any]) -> None:
+    def _judge(self, entry: RunEntry, output: ShadowOutput, keys: tuple[str, ...], extra: dict[str, Any]) -> None:
         """Rules g–j, over a contract-valid output."""
         g = self._governance
         view = entry.view

@@ -20,7 +20,7 @@ if TYPE_CHECKING:
     from hookspecs.protocols import Agent
 
     from ..core.context import RuntimeContext
-    from ..core.owner import RunEntry
+    from ..core.owner import OwnerState, RunEntry
     from ..governance.governance_stage import GovernanceStage
     from ..run.run_stage import RunStage
     from ..trigger.budget import BudgetKeeper
@@ -148,7 +148,7 @@ class Controls:
                 self._refresh_cards(state)
         return self.status(agent)
 
-    def _refresh_cards(self, state: Any) -> None:
+    def _refresh_cards(self, state: OwnerState) -> None:
         """Cards show the pause state (and its Pause / Resume button): redraw them."""
         for cycle in list(state.governance.cycles.values()):
             self._governance.update_card(state, cycle)
