@@ -34,7 +34,9 @@ ALLOWED: dict[str, dict[str, str]] = {
 
 def _called_attributes(tree: ast.AST) -> set[int]:
     """ids of the Attribute nodes that are the callee of a call (methods, not fields)."""
-    return {id(node.func) for node in ast.walk(tree) if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute)}
+    return {
+        id(node.func) for node in ast.walk(tree) if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute)
+    }
 
 
 def crossings(source: str, stage: str, module: str, filename: str = "<source>") -> list[str]:
@@ -46,12 +48,16 @@ def crossings(source: str, stage: str, module: str, filename: str = "<source>") 
     parts = module.split(".")
     for node in ast.walk(tree):
         if isinstance(node, ast.Attribute) and node.attr in others and id(node) not in called:
-            found.append(f"{filename}:{node.lineno}: {stage} stage touches {ast.unparse(node)} ({node.attr} stage's state)")
+            found.append(
+                f"{filename}:{node.lineno}: {stage} stage touches {ast.unparse(node)} ({node.attr} stage's state)"
+            )
         elif isinstance(node, ast.ImportFrom):
             base = _resolve_relative(parts[:-1], node.level, node.module)[0] if node.level else node.module
             names = [base or ""] + [f"{base}.{alias.name}" for alias in node.names]
             for name in names:
-                if any(name == f"{PLUGIN}.{o}.{o}_state" or name.startswith(f"{PLUGIN}.{o}.{o}_state.") for o in others):
+                if any(
+                    name == f"{PLUGIN}.{o}.{o}_state" or name.startswith(f"{PLUGIN}.{o}.{o}_state.") for o in others
+                ):
                     found.append(f"{filename}:{node.lineno}: {stage} stage imports {name}")
                     break
         elif isinstance(node, ast.Import):
@@ -105,7 +111,9 @@ def test_no_stage_touches_another_stages_state(stage: str, path: Path) -> None:
     module = ".".join(path.relative_to(ROOT).with_suffix("").parts)
     name = str(path.relative_to(ROOT))
     allowed = ALLOWED.get(name, {})
-    found = [f for f in crossings(path.read_text(encoding="utf-8"), stage, module, name) if _expression(f) not in allowed]
+    found = [
+        f for f in crossings(path.read_text(encoding="utf-8"), stage, module, name) if _expression(f) not in allowed
+    ]
     assert not found, "stages talk through core/ports.py:\n" + "\n".join(found)
 
 

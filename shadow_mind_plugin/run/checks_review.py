@@ -28,7 +28,9 @@ if TYPE_CHECKING:
 E = TypeVar("E")
 
 
-def fired(state: RunState[E], events: Sequence[SessionEvent], watermark: int, seqs: AbstractSet[int]) -> list[CheckFinding]:
+def fired(
+    state: RunState[E], events: Sequence[SessionEvent], watermark: int, seqs: AbstractSet[int]
+) -> list[CheckFinding]:
     """Every check finding through ``watermark`` that cites only ``seqs`` (the
     projection's): the leads of a model review, the trigger's evidence."""
     builder = state.checks

@@ -9,6 +9,7 @@ modules it needs analysed (``--follow-imports=skip``), so it stays quick.
 
 from __future__ import annotations
 
+import ast
 from pathlib import Path
 
 import mypy.api
@@ -62,7 +63,9 @@ def test_mypy_refuses_a_projection_where_the_allowlist_belongs(tmp_path: Path) -
     assert status == 1, stdout + stderr
     # exactly the two wrong lines: the right spelling (line 14-15) type-checks
     assert [line.split(":")[1] for line in errors] == ["6", "10"], stdout
-    assert 'Argument "shown" to "RunOutcome" has incompatible type "Projection"; expected "ShownSeqs | None"' in errors[0]
+    assert (
+        'Argument "shown" to "RunOutcome" has incompatible type "Projection"; expected "ShownSeqs | None"' in errors[0]
+    )
     assert '"Projection"' in errors[1] and "[arg-type]" in errors[1]
     assert all(line.startswith(str(snippet)) for line in errors), stdout
 
@@ -90,3 +93,12 @@ def test_the_framed_prompt_builds_the_allowlist_of_what_it_shows() -> None:
     assert 1 not in framed.shown.seqs and 5 in framed.shown.seqs
     assert isinstance(framed.shown, ShownSeqs)
 
+
+def test_only_the_framed_prompt_and_a_checks_review_build_the_allowlist() -> None:
+    """Anything else building one from a projection would reopen the seam by hand."""
+    builders = set()
+    for path in sorted((ROOT / "shadow_mind_plugin").rglob("*.py")):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "ShownSeqs":
+                builders.add(str(path.relative_to(ROOT)))
+    assert builders == {"shadow_mind_plugin/prompt.py", "shadow_mind_plugin/run/checks_review.py"}
