@@ -76,7 +76,7 @@ from harness.profiles import ProfileRow
 from hookspecs.protocols import CreateAgentOptions
 from hookspecs.values import AgentOptions, SessionEvent
 from shadow_mind_plugin.contract import narrow_output
-from shadow_mind_plugin.coordination.path import recent_reviews
+from shadow_mind_plugin.coordination.coordination_stage import recent_reviews
 from shadow_mind_plugin.core.clock import iso
 from shadow_mind_plugin.core.owner import OwnerState, RunEntry
 from shadow_mind_plugin.core.records import RunView

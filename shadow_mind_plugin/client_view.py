@@ -15,7 +15,7 @@ from typing import Any, Final
 
 from hookspecs.values import Card, CardAction, CardSection, CardView, EventTypes
 
-from .governance.path import CARD_KIND
+from .governance.governance_stage import CARD_KIND
 from .projection import visible_text
 from .vocabulary import REPORT_SOURCE_KIND
 

@@ -22,6 +22,7 @@ from typing import TYPE_CHECKING, Final
 
 import attrs
 
+from .core.ports import ShownSeqs
 from .governance.holdout import redact
 from .rendered import ENTRY_SEPARATOR
 from .tokens import estimate_tokens
@@ -104,6 +105,11 @@ class FramedPrompt:
     cut_chars: int | None = None
     #: ``sha256:<hex>`` of the trajectory body as sent (UTF-8)
     body_digest: str = ""
+
+    @property
+    def shown(self) -> ShownSeqs:
+        """The refs allowlist of the review this prompt frames."""
+        return ShownSeqs(self.seqs)
 
     @property
     def body(self) -> str:

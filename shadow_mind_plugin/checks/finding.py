@@ -2,7 +2,7 @@
 
 A check finding is worded and anchored like a model reviewer's report, so it
 passes the same contract (:func:`shadow_mind_plugin.contract.narrow_output`)
-against the same refs allowlist and can travel the same output path.
+against the same refs allowlist and can travel the same output stage.
 """
 
 from __future__ import annotations

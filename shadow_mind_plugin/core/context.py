@@ -1,6 +1,6 @@
-"""The host services and lifecycle facts every path reads.
+"""The host services and lifecycle facts every stage reads.
 
-A path receives this and the ports it calls (:mod:`.ports`), never the whole
+A stage receives this and the ports it calls (:mod:`.ports`), never the whole
 runtime.
 """
 
@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Awaitable, Callable
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, TypeVarTuple
 
 import attrs
 
@@ -21,6 +21,9 @@ if TYPE_CHECKING:
 
     from ..definitions.registry import ShadowRegistry
     from .owner import OwnerState
+
+#: the arguments of a spawned task, as its function takes them
+Ts = TypeVarTuple("Ts")
 
 
 @attrs.define(eq=False, kw_only=True)
@@ -62,7 +65,9 @@ class RuntimeContext:
             and self.is_current(state)
         )
 
-    def spawn_work(self, state: OwnerState, fn: Callable[..., Awaitable[Any]], *args: Any, name: str) -> None:
+    def spawn_work(
+        self, state: OwnerState, fn: Callable[[*Ts], Awaitable[object]], *args: *Ts, name: str
+    ) -> None:
         """Start background work the owner's drains and teardown wait for."""
         state.work.enter()
 

@@ -2,8 +2,8 @@
 points back to it.
 
 The lifecycle core (epoch, pause, release, in-flight work) is shared; each
-path keeps its own state object, so a path's data has one owner. The run
-path's state is generic over the run record, so no path's state module
+stage keeps its own state object, so a stage's data has one owner. The run
+stage's state is generic over the run record, so no stage's state module
 imports this one.
 """
 
@@ -16,11 +16,11 @@ import trio
 
 from hookspecs.values import CancelToken
 
-from ..coordination.state import CoordinationState
-from ..governance.state import GovernanceState
-from ..output.state import OutputState
-from ..run.state import RunState
-from ..trigger.state import TriggerState
+from ..coordination.coordination_state import CoordinationState
+from ..governance.governance_state import GovernanceState
+from ..output.output_state import OutputState
+from ..run.run_state import RunState
+from ..trigger.trigger_state import TriggerState
 from ..vocabulary import BudgetTier, Stage
 from .records import Cancellation, Cycle, RunView
 from .tracker import TaskTracker

@@ -1,4 +1,4 @@
-"""The records every path shares: what status and cards show about a run
+"""The records every stage shares: what status and cards show about a run
 (:class:`RunView`), the cycle that groups the runs reviewing one watermark
 (:class:`Cycle`), and why a run was cancelled. The live run itself,
 :class:`~.owner.RunEntry`, lives beside the owner state it points back to.
@@ -6,9 +6,9 @@ All of it is process-local: nothing here is ever written to a session log."""
 
 from __future__ import annotations
 
-from typing import Any
-
 import attrs
+
+from hookspecs.values.json import JSON
 
 from ..vocabulary import CancellationSource, Phase, ReasonCode, Stage
 
@@ -35,7 +35,7 @@ class RunView:
     reason_code: ReasonCode | None = None
     cancellation_source: CancellationSource | None = None
     provider_stop_reason: str | None = None
-    error: dict[str, Any] | None = None
+    error: dict[str, JSON] | None = None
     #: a failed run's error as one short scrubbed line (cards, status)
     cause: str | None = None
     content: str | None = None
@@ -46,16 +46,16 @@ class RunView:
     severity: float | None = None
     independence: str | None = None
     route: str | None = None
-    tools: dict[str, Any] | None = None
+    tools: dict[str, JSON] | None = None
     #: the evidence check whose finding this run reports (a checks-only review)
     check: str | None = None
     #: a model review's leads: the check findings its prompt gave it (``kind``, ``verdict``, ``refs``)
-    leads: tuple[dict[str, Any], ...] | None = None
+    leads: tuple[dict[str, JSON], ...] | None = None
     #: the evidence check that started this run (``review_on_check``), when the roll did not
     trigger_check: str | None = None
 
-    def to_json(self) -> dict[str, Any]:
-        out: dict[str, Any] = {}
+    def to_json(self) -> dict[str, JSON]:
+        out: dict[str, JSON] = {}
         for field in attrs.fields(RunView):
             value = getattr(self, field.name)
             if value is None:
@@ -73,15 +73,15 @@ class Cycle:
     captured_through_seq: int
     scheduling: bool = False
     runs: list[RunView] = attrs.field(factory=list)
-    failure: dict[str, Any] | None = None
+    failure: dict[str, JSON] | None = None
     #: why no run was started for this watermark (``{"reason_code": …, …}``), shown
-    skipped: dict[str, Any] | None = None
+    skipped: dict[str, JSON] | None = None
     #: why the turn started no review in the ordinary course (the roll, the budget,
     #: a cooldown, a disabled or paused Shadow): kept on the card, which stays hidden
-    declined: dict[str, Any] | None = None
+    declined: dict[str, JSON] | None = None
 
-    def to_json(self) -> dict[str, Any]:
-        out: dict[str, Any] = {
+    def to_json(self) -> dict[str, JSON]:
+        out: dict[str, JSON] = {
             "captured_through_seq": self.captured_through_seq,
             "scheduling": self.scheduling,
             "runs": [r.to_json() for r in self.runs],

@@ -1,9 +1,10 @@
-"""The governance path: process-local status, anchored cards, diagnostic
-journals, the value loop and teardown to quiescence (:mod:`.path`, with its
-per-root state in :mod:`.state`), and the host-free mechanisms it and the
-other paths use: holdout redaction, safe error summaries, the value-loop
+"""The governance stage: process-local status, anchored cards, diagnostic
+journals and the value loop (:mod:`.governance_stage`, with its per-root state
+in :mod:`.governance_state`; waiting for quiescence spans every stage and is the
+wiring's, ``runtime/owners.py``), and the host-free mechanisms it and the
+other stages use: holdout redaction, safe error summaries, the value-loop
 classifier and child telemetry. This package's ``__init__`` re-exports only
-the host-free mechanisms, so importing it never pulls in a path.
+the host-free mechanisms, so importing it never pulls in a stage.
 """
 
 from __future__ import annotations

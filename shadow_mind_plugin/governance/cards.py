@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Any
+from hookspecs.values import Card
 
 _LABELS = {
     "running": "reviewing",
@@ -14,7 +14,7 @@ _LABELS = {
 }
 
 
-def render_card(card: Any) -> str:
+def render_card(card: Card) -> str:
     data = card.data
     seq = data.get("captured_through_seq")
     runs = data.get("runs", [])

@@ -30,9 +30,10 @@ from ..vocabulary import (
 from .relay import PendingReport
 
 if TYPE_CHECKING:
+    from ..contract import ShadowOutput
     from ..core.context import RuntimeContext
     from ..core.owner import RunEntry
-    from ..core.ports import Budget, Governance, Review
+    from ..core.ports import Budget, Governance, Review, RunOutcome
 
 _STOP_CODES = {
     "error": ReasonCode.PROVIDER_ERROR,
@@ -59,19 +60,19 @@ class OutcomeRules:
         self._budget = budget
         self._enqueue = enqueue
 
-    def decide(
-        self,
-        entry: RunEntry,
-        projection: Any,
-        result: Any,
-        failure: tuple[Stage, ReasonCode, BaseException] | None,
-        dispose_error: BaseException | None,
-        keys: tuple[str, ...],
-    ) -> None:
-        """Settle the run from what the child produced, or queue its report; the
-        first matching rule of the outcome table wins (cancellation, failure,
-        provider stop, contract, liveness, acceptance)."""
+    def decide(self, entry: RunEntry, outcome: RunOutcome) -> None:
+        """Settle the run from what it produced, or queue its report; the first
+        matching rule of the outcome table wins (cancellation, failure, provider
+        stop, contract, liveness, acceptance)."""
         g = self._governance
+        # refs are checked against what the reviewer was shown (never a whole projection)
+        shown, result, failure, dispose_error, keys = (
+            outcome.shown,
+            outcome.result,
+            outcome.failure,
+            outcome.dispose_error,
+            outcome.keys,
+        )
         view = entry.view
         extra: dict[str, Any] = {}
         if result is not None:
@@ -100,7 +101,7 @@ class OutcomeRules:
             g.finish_run(entry, Phase.FAILED, stage=stage, reason=code, error=safe_error(exc), **extra)
             return
         # c: nothing to judge
-        if result is None or projection is None:
+        if result is None or shown is None:
             g.finish_run(
                 entry,
                 Phase.FAILED,
@@ -131,7 +132,7 @@ class OutcomeRules:
             return
         # f: the runtime re-validates the contract as a backstop
         g.set_stage(entry, Stage.VALIDATE)
-        narrowed = narrow_output(result.structured, projection.seqs)
+        narrowed = narrow_output(result.structured, shown.seqs)
         if narrowed.output is None:
             g.finish_run(
                 entry,
@@ -144,7 +145,7 @@ class OutcomeRules:
             return
         self._judge(entry, narrowed.output, keys, extra)
 
-    def _judge(self, entry: RunEntry, output: Any, keys: tuple[str, ...], extra: dict[str, Any]) -> None:
+    def _judge(self, entry: RunEntry, output: ShadowOutput, keys: tuple[str, ...], extra: dict[str, Any]) -> None:
         """Rules g–j, over a contract-valid output."""
         g = self._governance
         view = entry.view

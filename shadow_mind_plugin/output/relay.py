@@ -6,7 +6,7 @@ from typing import Any
 
 import attrs
 
-from hookspecs.values import create_user_message
+from hookspecs.values import Message, create_user_message
 
 from ..governance.holdout import contains_literal, redact
 from ..vocabulary import REPORT_SOURCE_KIND
@@ -59,7 +59,7 @@ class PendingReport:
         return out
 
 
-def relay_run_ids(message: Any) -> list[str]:
+def relay_run_ids(message: Message) -> list[str]:
     """The run ids a ``shadow-report`` relay carries (none for any other message)."""
     source = getattr(message, "source", None)
     if not isinstance(source, dict) or source.get("kind") != REPORT_SOURCE_KIND:
@@ -95,7 +95,7 @@ def relay_display(reports: list[PendingReport]) -> str:
     return "\n\n".join(parts)
 
 
-def build_relay(reports: list[PendingReport]) -> Any:
+def build_relay(reports: list[PendingReport]) -> Message:
     """The relay message; redacts every holdout literal of the batch (in the text
     the agent reads and the one a person is shown) and refuses delivery if any
     survives."""

@@ -1,4 +1,4 @@
-"""One reviewer run: prepare → start → run → dispose, then the output path
+"""One reviewer run: prepare → start → run → dispose, then the output stage
 decides the outcome.
 
 Failures are captured with the reason code of the segment they happened in;
@@ -18,6 +18,7 @@ from hookspecs.values import Capabilities, StoredPrompt, SubagentRequest, TextBl
 
 from ..checks.leads import fit_leads, lead_record
 from ..contract import OUTPUT_SCHEMA
+from ..core.ports import RunOutcome, ShownSeqs
 from ..prompt import FramedPrompt, build_prompt, window_token_budget
 from ..prompt_record import stored_prompt
 from ..routes import model_selection, root_route
@@ -65,7 +66,7 @@ class ReviewPipeline:
         result: Any = None
         run: Any = None
         keys: tuple[str, ...] = ()
-        checked: Any = None  # a checks-only review's projection (its refs allowlist)
+        checked: ShownSeqs | None = None  # a checks-only review's refs allowlist
         try:
             governance.set_stage(entry, Stage.PREPARE)
             if entry.definition.holdout:
@@ -74,11 +75,10 @@ class ReviewPipeline:
             if entry.definition.reviewer == "checks":
                 # no child and no model: the checks' finding is the structured output
                 governance.set_stage(entry, Stage.RUN)
-                result, finding = check_review(
+                result, finding, checked = check_review(
                     entry.owner.run, entry.owner.root.session.events, entry.view.captured_through_seq, projection
                 )
                 entry.view.check = str(finding.kind) if finding is not None else None
-                checked = projection
             else:
                 failure_code = ReasonCode.MODEL_SELECTION_INVALID
                 framed = self._frame(entry, projection, disclosure, keys)
@@ -101,8 +101,9 @@ class ReviewPipeline:
                 dispose_error = await _dispose(run)
         governance.quality_metadata(entry, result, failure)
         # refs are checked against what the reviewer was shown, not the whole projection
-        shown = framed.prompt if framed is not None else checked
-        self._outcomes.decide(entry, shown, result, failure, dispose_error, keys)
+        shown = framed.prompt.shown if framed is not None else checked
+        outcome = RunOutcome(shown=shown, result=result, failure=failure, dispose_error=dispose_error, keys=keys)
+        self._outcomes.decide(entry, outcome)
 
     def _project(self, entry: RunEntry) -> tuple[Any, str]:
         """The trajectory through the watermark, as the reviewer will read it,

@@ -1,1 +1,1 @@
-"""The Shadow Mind runtime: trigger, run, output, coordination and governance paths."""
+"""The Shadow Mind runtime: trigger, run, output, coordination and governance stages."""

@@ -9,10 +9,10 @@ import attrs
 
 from hookspecs.errors import DshError
 
-from ..coordination.path import recent_reviews
+from ..coordination.coordination_stage import recent_reviews
 from ..core.clock import iso
 from ..governance import value
-from ..governance.path import CARD_KIND
+from ..governance.governance_stage import CARD_KIND
 from ..trigger.models import default_model_skip
 from ..vocabulary import DEFAULT_SHADOW_ID, CancellationSource, Phase, ReasonCode
 
@@ -20,11 +20,11 @@ if TYPE_CHECKING:
     from hookspecs.protocols import Agent
 
     from ..core.context import RuntimeContext
-    from ..core.owner import RunEntry
-    from ..governance.path import GovernancePath
-    from ..run.path import RunPath
+    from ..core.owner import OwnerState, RunEntry
+    from ..governance.governance_stage import GovernanceStage
+    from ..run.run_stage import RunStage
     from ..trigger.budget import BudgetKeeper
-    from ..trigger.path import TriggerPath
+    from ..trigger.trigger_stage import TriggerStage
     from .owners import Owners
 
 
@@ -47,10 +47,10 @@ class Controls:
         ctx: RuntimeContext,
         *,
         owners: Owners,
-        trigger: TriggerPath,
-        run: RunPath,
+        trigger: TriggerStage,
+        run: RunStage,
         budget: BudgetKeeper,
-        governance: GovernancePath,
+        governance: GovernanceStage,
     ) -> None:
         self._ctx = ctx
         self._owners = owners
@@ -148,7 +148,7 @@ class Controls:
                 self._refresh_cards(state)
         return self.status(agent)
 
-    def _refresh_cards(self, state: Any) -> None:
+    def _refresh_cards(self, state: OwnerState) -> None:
         """Cards show the pause state (and its Pause / Resume button): redraw them."""
         for cycle in list(state.governance.cycles.values()):
             self._governance.update_card(state, cycle)

@@ -1,25 +1,29 @@
-"""The per-root states and the operations on a root that span paths:
-creating its state, advancing its epoch, a real user message, release."""
+"""The per-root states and the operations on a root that span stages:
+creating its state, advancing its epoch, a real user message, waiting for
+quiescence, release."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import TYPE_CHECKING
+
+import trio
 
 from ..core.owner import OwnerState
 from ..core.records import Cancellation
-from ..run.state import RunState
+from ..run.run_state import RunState
 from .priming import ProjectionPrimer
 
 if TYPE_CHECKING:
     from hookspecs.protocols import Agent
 
-    from ..coordination.path import CoordinationPath
+    from ..coordination.coordination_stage import CoordinationStage
     from ..core.context import RuntimeContext
-    from ..governance.path import GovernancePath
-    from ..output.path import OutputPath
-    from ..run.path import RunPath
+    from ..governance.governance_stage import GovernanceStage
+    from ..output.output_stage import OutputStage
+    from ..run.run_stage import RunStage
     from ..trigger.budget import BudgetKeeper
-    from ..trigger.path import TriggerPath
+    from ..trigger.trigger_stage import TriggerStage
     from ..vocabulary import CancellationSource, ReasonCode
 
 
@@ -29,11 +33,11 @@ class Owners:
         ctx: RuntimeContext,
         *,
         budget: BudgetKeeper,
-        trigger: TriggerPath,
-        run: RunPath,
-        output: OutputPath,
-        coordination: CoordinationPath,
-        governance: GovernancePath,
+        trigger: TriggerStage,
+        run: RunStage,
+        output: OutputStage,
+        coordination: CoordinationStage,
+        governance: GovernanceStage,
         primer: ProjectionPrimer,
     ) -> None:
         self._ctx = ctx
@@ -79,13 +83,33 @@ class Owners:
         self._output.reset(state)
         self._governance.reset(state)
 
+    def busy(self, state: OwnerState) -> bool:
+        """Scheduling, a run or a delivery is in flight for the root."""
+        return state.work.count > 0 or self._output.busy(state) or self._run.running(state)
+
+    async def drain(self, state: OwnerState) -> None:
+        """Wait until the owner has no scheduling, run or delivery in flight."""
+        while True:
+            await state.work.wait_idle()
+            await self._output.drain(state)
+            if not self.busy(state):
+                return
+
+    async def drain_with_deadline(self, state: OwnerState, seconds: float, on_timeout: Callable[[], None]) -> None:
+        """Headless hosts wait for background work; bound that wait."""
+        with trio.move_on_after(seconds) as scope:
+            await self.drain(state)
+        if scope.cancelled_caught:
+            on_timeout()
+            await self.drain(state)
+
     async def release(self, state: OwnerState) -> None:
         if state.released:
             return
         try:
-            await self._governance.drain(state)
+            await self.drain(state)
             state.released = True
-            for failure in await state.output.batcher.dispose():
+            for failure in await self._output.dispose(state):
                 self._ctx.logger.warning("dsh-shadow-mind: delivery failed while releasing: %s", failure)
         finally:
             state.released = True

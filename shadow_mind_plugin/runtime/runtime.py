@@ -1,9 +1,9 @@
-"""The wiring: one object per path, connected through typed ports, and the
+"""The wiring: one object per stage, connected through typed ports, and the
 routing of host events to them.
 
 Hook entry points (``on_*``) are called from host observers: they never block
 and never append; work is started with ``host.spawn``. Operations on a root
-that span paths (creating and releasing its state, advancing its epoch) are
+that span stages (creating and releasing its state, advancing its epoch) are
 in :mod:`.owners`; what a person can ask for is in :mod:`.controls`.
 """
 
@@ -16,18 +16,19 @@ import trio
 
 from hookspecs.values import Enter, EventTypes, SessionEvent, turn_end_kind
 
-from ..coordination.path import CoordinationPath
+from ..coordination.coordination_stage import CoordinationStage
 from ..core.context import RuntimeContext
 from ..core.owner import OwnerState
 from ..definitions.registry import ShadowRegistry
-from ..governance.path import GovernancePath
-from ..output.path import OutputPath
-from ..run.path import RunPath
+from ..governance.governance_stage import GovernanceStage
+from ..output.output_stage import OutputStage
+from ..run.run_stage import RunStage
 from ..settings import ShadowMindSettings
 from ..trigger.budget import BudgetKeeper
 from ..trigger.eligibility import turn_used_tools
 from ..trigger.ledger import is_real_user
-from ..trigger.path import TriggerPath
+from ..trigger.throttles import ThrottleKeeper
+from ..trigger.trigger_stage import TriggerStage
 from ..vocabulary import PROVIDER_NAME, REPORT_SOURCE_KIND, CancellationSource, ReasonCode
 from .controls import Controls
 from .owners import Owners
@@ -48,18 +49,28 @@ class ShadowRuntime:
         logger = logger or logging.getLogger("shadow_mind")
         registry = ShadowRegistry(host.paths.dsh_home, scan_interval=CATALOG_SCAN_SECONDS, clock=trio.current_time)
         self.ctx = RuntimeContext(host=host, logger=logger, registry=registry)
-        self.governance = GovernancePath(self.ctx)
+        self.governance = GovernanceStage(self.ctx)
         self.budget = BudgetKeeper(self.ctx)
-        self.coordination = CoordinationPath(self.ctx, self.governance)
-        self.output = OutputPath(self.ctx, governance=self.governance, review=self.coordination, budget=self.budget)
-        self.run = RunPath(
+        throttles = ThrottleKeeper()
+        self.coordination = CoordinationStage(self.ctx, governance=self.governance, throttles=throttles)
+        self.output = OutputStage(self.ctx, governance=self.governance, review=self.coordination, budget=self.budget)
+        self.run = RunStage(
             self.ctx,
             governance=self.governance,
             budget=self.budget,
             outcomes=self.output,
+            throttles=throttles,
             on_run_ended=self._run_ended,
         )
-        self.trigger = TriggerPath(self.ctx, budget=self.budget, governance=self.governance, launcher=self.run)
+        self.trigger = TriggerStage(
+            self.ctx,
+            budget=self.budget,
+            governance=self.governance,
+            launcher=self.run,
+            evidence=self.run,
+            review=self.coordination,
+            relays=self.output,
+        )
         self.primer = ProjectionPrimer(self.ctx)
         self._owners = Owners(
             self.ctx,
@@ -217,14 +228,14 @@ class ShadowRuntime:
         state = self._owners.states.get(agent.id)
         if state is None or not self.host.headless or self.ctx.stopped:
             return
-        if state.draining or not self.governance.busy(state):
+        if state.draining or not self._owners.busy(state):
             return
         state.draining = True
         self.host.spawn(self._headless_drain, state, name="shadow-mind:headless-drain")
 
     async def _headless_drain(self, state: OwnerState) -> None:
         try:
-            await self.governance.drain_with_deadline(
+            await self._owners.drain_with_deadline(
                 state,
                 self.settings().headless_drain_timeout_seconds,
                 lambda: self.cancel_owner(state, ReasonCode.HEADLESS_DRAIN_TIMEOUT, CancellationSource.HEADLESS),

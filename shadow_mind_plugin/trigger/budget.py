@@ -3,14 +3,16 @@ and the write-ahead spend behind it (:mod:`.ledger`)."""
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from typing import TYPE_CHECKING, Any
+from collections.abc import Callable, Sequence
+from typing import TYPE_CHECKING
 
 from ..vocabulary import BudgetTier
 from .ledger import BudgetLedger
-from .state import TriggerState
+from .trigger_state import TriggerState
 
 if TYPE_CHECKING:
+    from hookspecs.values import SessionEvent
+
     from ..core.context import RuntimeContext
     from ..core.owner import OwnerState, RunEntry
     from ..settings import ShadowMindSettings
@@ -26,7 +28,7 @@ class BudgetKeeper:
         self._ctx = ctx
         self.directory = ctx.registry.root / GOVERNANCE_DIR
 
-    def load(self, root_id: str, events: Any) -> TriggerState:
+    def load(self, root_id: str, events: Sequence[SessionEvent]) -> TriggerState:
         """The trigger state of a root, with its persisted spend (a ledger that
         cannot be trusted is logged once, here)."""
         state = self.peek(root_id, events)
@@ -35,7 +37,7 @@ class BudgetKeeper:
             self._ctx.logger.warning("dsh-shadow-mind: %s", error)
         return state
 
-    def peek(self, root_id: str, events: Any) -> TriggerState:
+    def peek(self, root_id: str, events: Sequence[SessionEvent]) -> TriggerState:
         """The persisted spend of a root that has no state yet, read without side
         effects (no file is created, nothing is logged): what status shows."""
         ledger = BudgetLedger.load(self.directory, root_id, events)

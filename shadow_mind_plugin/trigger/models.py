@@ -10,10 +10,15 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from fnmatch import fnmatchcase
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ..routes import root_route
 from ..vocabulary import DEFAULT_SHADOW_ID, ReasonCode
+
+if TYPE_CHECKING:
+    from hookspecs.protocols import Agent
+
+    from ..definitions.model import Catalog
 
 
 def model_is_active(patterns: Sequence[str], route: str | None) -> bool:
@@ -36,7 +41,7 @@ def model_skip(patterns: Sequence[str], route: str | None) -> dict[str, Any] | N
     }
 
 
-def default_model_skip(catalog: Any, agent: Any) -> dict[str, Any] | None:
+def default_model_skip(catalog: Catalog, agent: Agent) -> dict[str, Any] | None:
     """For ``/shadow status``: the skip the ``default`` definition's filter would
     give ``agent`` now (None when it reviews it, or no default is defined)."""
     definition = catalog.get(DEFAULT_SHADOW_ID)

@@ -1,4 +1,4 @@
-"""The governance path end to end: stagnation, escalation, decay, budgets that
+"""The governance stage end to end: stagnation, escalation, decay, budgets that
 survive a restart, the value loop, the watchdog, lifecycle journals and the
 headless drain bound."""
 

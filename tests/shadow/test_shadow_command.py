@@ -20,7 +20,7 @@ from hookspecs.values import CancelToken, CommandResult, SubagentRequest, TextBl
 from shadow_mind_plugin.commands import SETTABLE, usage
 from shadow_mind_plugin.definitions import list_starters, load_starter
 from shadow_mind_plugin.settings import ShadowMindSettings, heal
-from shadow_mind_plugin.trigger.state import Cooldown
+from shadow_mind_plugin.trigger.trigger_state import Cooldown
 
 from .helpers import new_root, settle, shadow_host, wait_for_stage, write_definition
 

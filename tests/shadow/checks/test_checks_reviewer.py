@@ -1,6 +1,6 @@
 """A checks-only reviewer (``reviewer: checks``) through the real host: no child,
 no model request, the checks' most severe finding relayed through the same
-output path as a model's report, and marked as a check's on the relay, the
+output stage as a model's report, and marked as a check's on the relay, the
 card and the journal."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""What the run path keeps per root: the active runs and the projector."""
+"""What the run stage keeps per root: the active runs and the projector."""
 
 from __future__ import annotations
 

@@ -1,6 +1,6 @@
-"""The run path: admission, the run lifecycle, deadlines and cancellation.
+"""The run stage: admission, the run lifecycle, deadlines and cancellation.
 
-:meth:`RunPath.launch` admits one run (budget tier, frugal route, reserved
+:meth:`RunStage.launch` admits one run (budget tier, frugal route, reserved
 escalation, holdout literals) and starts its lifecycle; the lifecycle runs the
 pipeline under the run's cancel scope and a deadline, and settles a run the
 pipeline could not settle itself (stopped from outside).
@@ -21,12 +21,13 @@ from ..governance.safe_errors import safe_error
 from ..routes import root_route
 from ..vendor import independence
 from ..vocabulary import BudgetTier, CancellationSource, Phase, ReasonCode, Stage
+from .checks_review import evidence_check
 from .pipeline import ReviewPipeline
 
 if TYPE_CHECKING:
     from ..core.context import RuntimeContext
     from ..core.owner import OwnerState
-    from ..core.ports import Budget, Governance, Outcomes
+    from ..core.ports import Budget, Governance, Outcomes, Throttles
     from ..core.records import Cycle
     from ..definitions.model import ShadowDefinition
 
@@ -35,7 +36,7 @@ if TYPE_CHECKING:
 CANCEL_GRACE_SECONDS = 30.0
 
 
-class RunPath:
+class RunStage:
     def __init__(
         self,
         ctx: RuntimeContext,
@@ -43,11 +44,13 @@ class RunPath:
         governance: Governance,
         budget: Budget,
         outcomes: Outcomes,
+        throttles: Throttles,
         on_run_ended: Callable[[OwnerState], None],
     ) -> None:
         self._ctx = ctx
         self._governance = governance
         self._budget = budget
+        self._throttles = throttles
         self._on_run_ended = on_run_ended
         self._pipeline = ReviewPipeline(ctx, governance=governance, budget=budget, outcomes=outcomes)
 
@@ -73,7 +76,7 @@ class RunPath:
         if not manual and (state.paused or tier == BudgetTier.EXHAUSTED):
             return None
         frugal = ctx.settings().frugal_shadow_model if tier == BudgetTier.FRUGAL else None
-        escalated = state.trigger.pending_escalations.pop(definition.id, None)
+        escalated = self._throttles.take_escalation(state, definition.id)
         root = root_route(state.root)
         route = frugal or definition.run_with_model or root
         keys = self._holdout_keys(definition)
@@ -110,6 +113,15 @@ class RunPath:
         self._governance.admitted(entry)
         self._governance.update_card(state, cycle)
         return entry
+
+    def running(self, state: OwnerState) -> bool:
+        return bool(state.run.active)
+
+    def check_fired(self, state: OwnerState, definition: ShadowDefinition, seq: int) -> str | None:
+        """``review_on_check``: the trigger stage asks over the root's incremental
+        projector and check view, which this stage owns."""
+        disclosure = self._ctx.settings().argument_disclosure
+        return evidence_check(state.run, state.root.session.events, seq, disclosure, definition.capture)
 
     def _holdout_keys(self, definition: ShadowDefinition) -> tuple[str, ...]:
         """The literals to hide for a holdout definition; a broken sidecar is

@@ -1,6 +1,7 @@
-"""The coordination path: every accepted report enters the review window;
+"""The coordination stage: every accepted report enters the review window;
 a detected stagnation pattern reserves one higher reasoning effort or installs
-a cooldown, both of which the trigger path honours."""
+a cooldown through the trigger stage's :class:`~..core.ports.Throttles`, and
+the window's decay scales the trigger stage's roll (:meth:`CoordinationStage.decay`)."""
 
 from __future__ import annotations
 
@@ -14,7 +15,7 @@ from .review_window import ReviewEntry, ReviewWindowOptions
 if TYPE_CHECKING:
     from ..core.context import RuntimeContext
     from ..core.owner import OwnerState, RunEntry
-    from ..core.ports import Governance
+    from ..core.ports import Governance, Throttles
     from ..settings import ShadowMindSettings
 
 
@@ -28,10 +29,11 @@ def options_of(settings: ShadowMindSettings) -> ReviewWindowOptions:
     )
 
 
-class CoordinationPath:
-    def __init__(self, ctx: RuntimeContext, governance: Governance) -> None:
+class CoordinationStage:
+    def __init__(self, ctx: RuntimeContext, *, governance: Governance, throttles: Throttles) -> None:
         self._ctx = ctx
         self._governance = governance
+        self._throttles = throttles
 
     def record_review(self, entry: RunEntry, verdict: str, refs: tuple[int, ...]) -> None:
         """Called for every accepted report, before it is batched."""
@@ -62,7 +64,7 @@ class CoordinationPath:
             ladder=settings.reasoning_effort_ladder,
         )
         if action.kind == "escalate" and action.reasoning_effort:
-            state.trigger.reserve_escalation(shadow_id, action.reasoning_effort)
+            self._throttles.reserve_escalation(state, shadow_id, action.reasoning_effort)
             self._governance.debug_quality(
                 entry, status=STAGNATION_STATUS, patterns=patterns, action="escalate", reasoning_effort=action.reasoning_effort
             )
@@ -75,11 +77,14 @@ class CoordinationPath:
 
     def _install_cooldown(self, entry: RunEntry, patterns: list[str], *, trigger: str | None = None) -> None:
         until = self._ctx.now() + self._ctx.settings().stagnation_cooldown_seconds
-        entry.owner.trigger.install_cooldown(entry.definition.id, until, tuple(patterns))
+        self._throttles.install_cooldown(entry.owner, entry.definition.id, until, tuple(patterns))
         extra: dict[str, Any] = {"trigger": trigger} if trigger else {}
         self._governance.debug_quality(
             entry, status=STAGNATION_STATUS, patterns=patterns, action="cooldown", cooldown_until=iso(until), **extra
         )
+
+    def decay(self, state: OwnerState, shadow_id: str) -> float:
+        return state.coordination.decay_factor(shadow_id)
 
     def reset(self, state: OwnerState) -> None:
         """Real user input arrived: no stale review metadata."""

@@ -1,4 +1,4 @@
-"""What the coordination path keeps per root: the review window."""
+"""What the coordination stage keeps per root: the review window."""
 
 from __future__ import annotations
 

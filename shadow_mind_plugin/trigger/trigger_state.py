@@ -1,4 +1,4 @@
-"""What the trigger path keeps per root: queued turns, throttles and spend."""
+"""What the trigger stage keeps per root: queued turns, throttles and spend."""
 
 from __future__ import annotations
 

@@ -1,7 +1,7 @@
-"""The governance path: settlement, cards, journals, the value loop, settings
-notes and quiescence.
+"""The governance stage: settlement, cards, journals, the value loop and
+settings notes.
 
-Every admitted run settles here exactly once (:meth:`GovernancePath.finish_run`)
+Every admitted run settles here exactly once (:meth:`GovernanceStage.finish_run`)
 with a phase, a stage and a reason code; the card anchored at the reviewed
 watermark is refreshed on every change; lifecycle and quality records go to
 the definition's debug journal when ``debug: true``.
@@ -9,12 +9,10 @@ the definition's debug journal when ``debug: true``.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any
 
-import trio
-
-from hookspecs.values import Card, SessionEvent
+from hookspecs.values import Card, SessionEvent, SubagentResult
 
 from ..vocabulary import QUALITY_METADATA_EVENT, SETTINGS_NAMESPACE, CancellationSource, Phase, ReasonCode, Stage
 from . import value
@@ -26,12 +24,13 @@ from .telemetry import deliberation_chars, tool_telemetry
 if TYPE_CHECKING:
     from ..core.context import RuntimeContext
     from ..core.owner import OwnerState, RunEntry
+    from ..core.ports import RunFailure
     from ..core.records import Cycle
 
 CARD_KIND = "shadow-mind-review"
 
 
-class GovernancePath:
+class GovernanceStage:
     def __init__(self, ctx: RuntimeContext) -> None:
         self._ctx = ctx
         self.journal = Journal(ctx.registry, ctx.logger, spawn=ctx.host.spawn)
@@ -54,7 +53,7 @@ class GovernancePath:
         reason: ReasonCode | None = None,
         source: CancellationSource | None = None,
         error: dict[str, Any] | None = None,
-        **fields: Any,
+        **fields: object,
     ) -> bool:
         """Record the run's one outcome; later calls are ignored."""
         if entry.settled:
@@ -120,7 +119,7 @@ class GovernancePath:
 
     # --- journals and telemetry ---------------------------------------------------------------
 
-    def debug(self, entry: RunEntry, event: str, **extra: Any) -> None:
+    def debug(self, entry: RunEntry, event: str, **extra: object) -> None:
         if not entry.definition.debug:
             return
         time = self._ctx.iso_now()
@@ -138,13 +137,13 @@ class GovernancePath:
             }
         self._journal(entry, redact_value(record, entry.holdout_keys))
 
-    def debug_quality(self, entry: RunEntry, **fields: Any) -> None:
+    def debug_quality(self, entry: RunEntry, **fields: object) -> None:
         if entry.definition.debug:
             self._journal(
                 entry, {"event": QUALITY_METADATA_EVENT, "time": self._ctx.iso_now(), "run_id": entry.view.run_id, **fields}
             )
 
-    def quality_metadata(self, entry: RunEntry, result: Any, failure: Any) -> None:
+    def quality_metadata(self, entry: RunEntry, result: SubagentResult | None, failure: RunFailure | None) -> None:
         definition = entry.definition
         if not definition.debug:
             return
@@ -181,7 +180,7 @@ class GovernancePath:
                 "dsh-shadow-mind: failed to write debug log for %s: %s", entry.definition.id, type(exc).__name__
             )
 
-    def record_child_telemetry(self, entry: RunEntry, child_events: Any) -> None:
+    def record_child_telemetry(self, entry: RunEntry, child_events: Sequence[SessionEvent]) -> None:
         entry.view.deliberation_chars = deliberation_chars(child_events)
         telemetry = tool_telemetry(child_events)
         entry.view.tools = {
@@ -229,24 +228,3 @@ class GovernancePath:
             if descriptor.namespace == SETTINGS_NAMESPACE:
                 return [*descriptor.notes, *descriptor.problems]
         return []
-
-    # --- quiescence -----------------------------------------------------------------------------
-
-    def busy(self, state: OwnerState) -> bool:
-        return state.work.count > 0 or state.output.batcher.busy or bool(state.run.active)
-
-    async def drain(self, state: OwnerState) -> None:
-        """Wait until the owner has no scheduling, run or delivery in flight."""
-        while True:
-            await state.work.wait_idle()
-            await state.output.batcher.drain()
-            if not self.busy(state):
-                return
-
-    async def drain_with_deadline(self, state: OwnerState, seconds: float, on_timeout: Callable[[], None]) -> None:
-        """Headless hosts wait for background work; bound that wait."""
-        with trio.move_on_after(seconds) as scope:
-            await self.drain(state)
-        if scope.cancelled_caught:
-            on_timeout()
-            await self.drain(state)

@@ -1,4 +1,4 @@
-"""The output path: outcome, batching and the durable relay.
+"""The output stage: outcome, batching and the durable relay.
 
 Accepted reports wait in the root's batcher; when its window closes they are
 ordered by severity and relayed as one user message with ``shadow-report``
@@ -19,18 +19,18 @@ from ..governance.safe_errors import safe_error
 from ..vocabulary import CancellationSource, Phase, ReasonCode, Stage
 from .batcher import ReportBatcher
 from .outcome import OutcomeRules
+from .output_state import OutputState
 from .relay import HoldoutLeak, PendingReport, build_relay, order_by_severity, relay_run_ids
-from .state import OutputState
 
 if TYPE_CHECKING:
     from hookspecs.values import Message
 
     from ..core.context import RuntimeContext
     from ..core.owner import OwnerState, RunEntry
-    from ..core.ports import Budget, Governance, Review
+    from ..core.ports import Budget, Governance, Review, RunOutcome
 
 
-class OutputPath:
+class OutputStage:
     def __init__(self, ctx: RuntimeContext, *, governance: Governance, review: Review, budget: Budget) -> None:
         self._ctx = ctx
         self._governance = governance
@@ -50,16 +50,22 @@ class OutputPath:
             )
         )
 
-    def decide(
-        self,
-        entry: RunEntry,
-        projection: Any,
-        result: Any,
-        failure: tuple[Stage, ReasonCode, BaseException] | None,
-        dispose_error: BaseException | None,
-        keys: tuple[str, ...],
-    ) -> None:
-        self._rules.decide(entry, projection, result, failure, dispose_error, keys)
+    def decide(self, entry: RunEntry, outcome: RunOutcome) -> None:
+        self._rules.decide(entry, outcome)
+
+    def relays_since_user(self, state: OwnerState) -> int:
+        return state.output.relays_since_user
+
+    def busy(self, state: OwnerState) -> bool:
+        """Reports wait in the root's batcher or are being delivered."""
+        return state.output.batcher.busy
+
+    async def drain(self, state: OwnerState) -> None:
+        await state.output.batcher.drain()
+
+    async def dispose(self, state: OwnerState) -> list[BaseException]:
+        """The root is released: flush its batcher; what failed to deliver."""
+        return await state.output.batcher.dispose()
 
     def _enqueue(self, entry: RunEntry, report: PendingReport) -> bool:
         if not entry.owner.output.batcher.add(report):

@@ -1,16 +1,20 @@
-"""The trigger path: from an eligible root tool turn to an admitted run.
+"""The trigger stage: from an eligible root tool turn to an admitted run.
 
 One roll per eligible turn for the ``default`` definition (probability ×
-decay), or with ``review_on_check`` an evidence check that fires as well as
-the roll (``any``) or instead of it (``only``) (:mod:`.evidence`); skipped under a cooldown, an exhausted budget, the relay bound or a
-root model outside ``active_for_models``; while a reviewer
-runs, eligible turns wait in a FIFO queue and are rolled when it ends.
+decay, the coordination stage's :class:`~..core.ports.Review`), or with
+``review_on_check`` an evidence check that fires as well as the roll (``any``)
+or instead of it (``only``), asked of the run stage (its projector and check
+view, :class:`~..core.ports.Evidence`); skipped under a cooldown, an exhausted
+budget, the relay bound (the output stage's :class:`~..core.ports.Relays`) or a
+root model outside ``active_for_models``; while a reviewer runs
+(:meth:`~..core.ports.Launcher.running`), eligible turns wait in a FIFO queue
+and are rolled when it ends.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 import trio
 import trio.lowlevel
@@ -19,26 +23,39 @@ from ..governance.safe_errors import safe_error
 from ..rng import make_random
 from ..routes import root_route
 from ..vocabulary import DEFAULT_SHADOW_ID, BudgetTier, ReasonCode, Stage
-from .evidence import check_fired
 from .models import model_skip
-from .state import PendingTurn
+from .trigger_state import PendingTurn
 
 if TYPE_CHECKING:
     from ..core.context import RuntimeContext
     from ..core.owner import OwnerState
-    from ..core.ports import Budget, Governance, Launcher
+    from ..core.ports import Budget, Evidence, Governance, Launcher, Relays, Review
     from ..core.records import Cycle
+    from ..definitions.model import Catalog, ShadowDefinition
 
 
-class TriggerPath:
-    def __init__(self, ctx: RuntimeContext, *, budget: Budget, governance: Governance, launcher: Launcher) -> None:
+class TriggerStage:
+    def __init__(
+        self,
+        ctx: RuntimeContext,
+        *,
+        budget: Budget,
+        governance: Governance,
+        launcher: Launcher,
+        evidence: Evidence,
+        review: Review,
+        relays: Relays,
+    ) -> None:
         self._ctx = ctx
         self._budget = budget
         self._governance = governance
         self._launcher = launcher
+        self._evidence = evidence
+        self._review = review
+        self._relays = relays
         self._seed = ctx.settings().random_seed
         self.random: Callable[[], float] = make_random(self._seed)
-        self._logged_catalog: Any = None
+        self._logged_catalog: Catalog | None = None
 
     def reseed(self, seed: float | None) -> None:
         if seed != self._seed:
@@ -75,18 +92,15 @@ class TriggerPath:
                 cycle.decline(ReasonCode.SHADOW_PAUSED if state.paused else ReasonCode.STALE_EPOCH)
                 return
             state.trigger.purge_cooldowns(self._ctx.now())
-            if state.run.active or state.trigger.pending:
+            if self._launcher.running(state) or state.trigger.pending:
                 state.trigger.pending.append(PendingTurn(cycle=cycle, epoch=epoch, seq=seq))
                 return
             self._try_schedule(state, cycle, epoch, seq)
         except Exception as exc:
-            cycle.failure = {
-                "reason_code": str(ReasonCode.SCHEDULING_FAILED),
-                "stage": str(Stage.PREPARE),
-                "error": safe_error(exc),
-            }
+            error = safe_error(exc)
+            cycle.failure = {"reason_code": str(ReasonCode.SCHEDULING_FAILED), "stage": str(Stage.PREPARE), "error": error}
             cycle.scheduling = False
-            self._ctx.logger.warning("dsh-shadow-mind: scheduling failed: %s", cycle.failure["error"]["message"])
+            self._ctx.logger.warning("dsh-shadow-mind: scheduling failed: %s", error["message"])
         finally:
             self._governance.update_card(state, cycle)
 
@@ -113,19 +127,20 @@ class TriggerPath:
             cycle.skipped = skipped
             return False
         bound = self._ctx.settings().max_relay_cycles_per_user_message
-        if bound and state.output.relays_since_user >= bound:
+        relays = self._relays.relays_since_user(state)
+        if bound and relays >= bound:
             # relay-driven cycles without real user input: no loop (docs §9)
             cycle.scheduling = False
             cycle.skipped = {
                 "reason_code": str(ReasonCode.RELAY_BOUND_REACHED),
-                "relays": state.output.relays_since_user,
+                "relays": relays,
                 "bound": bound,
             }
             return False
         mode = definition.review_on_check
         rolled = False
         if mode != "only":
-            decay = state.coordination.decay_factor(definition.id)
+            decay = self._review.decay(state, definition.id)
             probability = min(1.0, definition.activation_probability * decay)
             rolled = self.random() < probability  # rolled first, so seeded sequences stay as they were
         check = None
@@ -134,16 +149,16 @@ class TriggerPath:
         if not rolled and check is None:
             cycle.decline(ReasonCode.NO_CHECK_FIRED if mode == "only" else ReasonCode.NOT_ROLLED)
             return False
-        if state.run.active:
+        if self._launcher.running(state):
             state.trigger.pending.append(PendingTurn(cycle=cycle, epoch=epoch, seq=seq))
             return False
         # a person sees that the evidence, not a roll, started it
         return self._launcher.launch(state, cycle, epoch, seq, definition, trigger_check=check) is not None
 
-    def _check_fired(self, state: OwnerState, definition: Any, seq: int) -> str | None:
+    def _check_fired(self, state: OwnerState, definition: ShadowDefinition, seq: int) -> str | None:
         """A fault in a check counts as no check firing: the roll's decision stands."""
         try:
-            return check_fired(state, definition, seq, self._ctx.settings().argument_disclosure)
+            return self._evidence.check_fired(state, definition, seq)
         except Exception as exc:
             self._ctx.logger.warning("dsh-shadow-mind: evidence checks failed at seq %d: %s", seq, type(exc).__name__)
             return None
@@ -152,7 +167,7 @@ class TriggerPath:
         """Drain queued turns in order after a run ends; the roll happens now."""
         pending = state.trigger.pending
         try:
-            while not state.run.active and pending:
+            while not self._launcher.running(state) and pending:
                 nxt = pending[0]
                 if not self._ctx.accepts(state, nxt.epoch) or self._budget.tier(state) == BudgetTier.EXHAUSTED:
                     pending.popleft()

@@ -1,4 +1,4 @@
-"""What the governance path keeps per root: cycles for cards and status, the
+"""What the governance stage keeps per root: cycles for cards and status, the
 last settled run and the value loop's open challenges and counts."""
 
 from __future__ import annotations
