@@ -35,7 +35,7 @@ USAGE = """Usage: /shadow <action>
   cycles              every review cycle and its runs
   show [SHADOW]       print the default Shadow definition (or that definition)
   set FIELD VALUE     change one field of the default definition
-  use STARTER         install a starter persona as the default ({starters})
+  use STARTER         install a starter as the default ({starters})
   config [KEY [VALUE]]  read or change a Shadow Mind setting (VALUE none unsets;
                       several KEY VALUE pairs change tied settings together)
   help                this text"""
@@ -128,7 +128,7 @@ class ShadowCommand:
             return CommandResult.error(f"unknown starter {name!r}; choose one of: {', '.join(starters)}")
         starter = load_starter(name)
         current = self.rt.registry.default_definition()
-        # the persona comes from the starter; scheduling knobs stay the user's
+        # the duty prompt comes from the starter; scheduling knobs stay the user's
         installed = attrs.evolve(
             starter,
             id=current.id,

@@ -157,7 +157,7 @@ class ShadowSettingsTab:
 
 
 def _presets() -> tuple[FormPreset, ...]:
-    """The starter personas: choosing one fills the duty prompt (and capture since-compaction)."""
+    """The starters: choosing one fills the duty prompt (and capture since-compaction)."""
     out = []
     for name in list_starters():
         starter = load_starter(name)

@@ -53,7 +53,7 @@ def builtin_default() -> ShadowDefinition:
 
 
 def seed_from_legacy(legacy: ShadowDefinition) -> ShadowDefinition:
-    """A default Shadow that keeps a legacy definition's persona.
+    """A default Shadow that keeps a legacy definition's duty prompt.
 
     Copied: name, enabled, debug, route, effort, tools, capture, context,
     think-first and prompt. Reset on purpose: the probability converges to the

@@ -29,14 +29,14 @@ from shadow_mind_plugin.definitions import (
 )
 from shadow_mind_plugin.definitions.journal import encode_record
 from shadow_mind_plugin.definitions.probes import (
-    PERSONA_AFFINITIES,
     PROBE_IDS,
+    STARTER_PROBES,
     render_probe_checklist,
 )
 from shadow_mind_plugin.definitions.seed import DEFAULT_PROMPT
 from shadow_mind_plugin.definitions.starters import (
     CLOSING_RULE,
-    STARTER_PERSONAS,
+    STARTER_SPECS,
     render_starter,
     starter_source,
 )
@@ -777,11 +777,11 @@ def test_starters_are_packaged_and_disabled() -> None:
 
 
 def test_starter_files_contain_their_rendered_checklist() -> None:
-    for persona in STARTER_PERSONAS:
-        source = starter_source(persona.id)
-        assert render_probe_checklist(PERSONA_AFFINITIES[persona.id]) in source
+    for spec in STARTER_SPECS:
+        source = starter_source(spec.id)
+        assert render_probe_checklist(STARTER_PROBES[spec.id]) in source
         # the files are generated: regenerate with `python -m shadow_mind_plugin.definitions.regen_starters --write`
-        assert source == render_starter(persona), persona.id
+        assert source == render_starter(spec), spec.id
 
 
 def test_probe_checklist_rendering() -> None:
@@ -790,7 +790,7 @@ def test_probe_checklist_rendering() -> None:
     assert text.index("failed_tool_call") < text.index("long_output")  # canonical order
     assert "evidence gap" in text
     assert render_probe_checklist(PROBE_IDS).count("  - Probe: ") == 6
-    assert PERSONA_AFFINITIES["contrarian"] == PROBE_IDS
+    assert STARTER_PROBES["contrarian"] == PROBE_IDS
     with pytest.raises(ValueError, match="unknown probe class"):
         render_probe_checklist(["nope"])
 

@@ -641,7 +641,7 @@ async def test_use_keeps_holdout_sticky_and_the_scheduling_knobs(tmp_path: Path)
         assert saved.holdout is True
         assert (saved.enabled, saved.activation_probability) == (True, 0.7)
         assert saved.timeout_seconds == 45 and saved.active_for_models == ("root-model",)
-        # the persona comes from the starter
+        # the duty prompt comes from the starter
         assert saved.name == "Architecture Shadow" and saved.prompt == starter.prompt
         assert saved.capture == starter.capture
         on_disk = path.read_text()
