@@ -114,7 +114,7 @@ class TriggerPath:
             return False
         bound = self._ctx.settings().max_relay_cycles_per_user_message
         if bound and state.output.relays_since_user >= bound:
-            # relay-driven cycles without real user input: no loop (docs §9)
+            # relay-driven cycles without real user input: no loop (docs/shadow-mind.md §9)
             cycle.scheduling = False
             cycle.skipped = {
                 "reason_code": str(ReasonCode.RELAY_BOUND_REACHED),
