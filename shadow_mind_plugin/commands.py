@@ -94,7 +94,7 @@ class ShadowCommand:
             return CommandResult.ok(definition_text(self.rt.registry.default_definition()))
         definition = self.rt.registry.list().get(shadow_id)
         if definition is None:
-            return CommandResult.error(f"no Shadow definition {shadow_id!r}; the list_shadows tool lists them")
+            return CommandResult.error(f"no reviewer definition {shadow_id!r}; the list_shadows tool lists them")
         return CommandResult.ok(definition_text(definition))
 
     def _run_id(self, agent: Any, text: str) -> str:
@@ -120,7 +120,7 @@ class ShadowCommand:
         value = parse_text(field, value_text) if field in ("prompt", "name") else parse_value(field, value_text)
         self.rt.registry.default_definition()  # make sure default.md exists
         saved = await self.rt.registry.save_default({field: value})
-        return CommandResult.ok(f"default Shadow updated: {field} = {json.dumps(getattr_field(saved, field))}")
+        return CommandResult.ok(f"default reviewer definition updated: {field} = {json.dumps(getattr_field(saved, field))}")
 
     async def _use(self, name: str) -> CommandResult:
         starters = list_starters()
@@ -143,7 +143,7 @@ class ShadowCommand:
         )
         saved = await self.rt.registry.save_default(installed)
         state = "enabled" if saved.enabled else "disabled (/shadow set enabled true to run it)"
-        return CommandResult.ok(f"installed the {name} starter as the default Shadow ({saved.name}); it is {state}.")
+        return CommandResult.ok(f"installed the {name} starter as the default reviewer definition ({saved.name}); it is {state}.")
 
     async def _config(self, rest: str) -> CommandResult:
         current = settings_view(self.rt.settings())

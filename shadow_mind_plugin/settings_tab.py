@@ -36,7 +36,7 @@ if TYPE_CHECKING:
 
 INTRO = (
     "One background Shadow reviewer reads the main agent's recent work after a turn and relays "
-    "findings worth acting on. These settings edit the default Shadow and its scheduling."
+    "findings worth acting on. These settings edit the default reviewer definition and its scheduling."
 )
 #: settings keys the page edits (the rest stay with /shadow config)
 SETTING_KEYS = ("collapsedByDefault", "argumentDisclosure", "sessionShadowSoftBudgetChars", "sessionShadowHardBudgetChars", "frugalShadowModel")

@@ -571,11 +571,11 @@ async def test_save_default_full_definition_round_trip(registry: ShadowRegistry)
 
 
 async def test_save_default_rejects_other_ids(registry: ShadowRegistry) -> None:
-    message = 'only the default Shadow can be saved; expected id "default"'
+    message = 'only the default reviewer definition can be saved; expected id "default"'
     with pytest.raises(DefinitionError) as info:
         await registry.save_default(ShadowDefinition(id="other", name="x", prompt="p"))
     assert info.value.reason == message
-    with pytest.raises(DefinitionError, match="only the default Shadow"):
+    with pytest.raises(DefinitionError, match="only the default reviewer definition"):
         await registry.save_default({"id": "other"})
     assert not registry.default_path.exists()
 
@@ -616,7 +616,7 @@ async def test_save_default_patch_validates_like_a_file(registry: ShadowRegistry
 
 
 async def test_save_default_patch_needs_an_existing_default(registry: ShadowRegistry) -> None:
-    with pytest.raises(DefinitionError, match=r"the default Shadow \(default\) does not exist yet"):
+    with pytest.raises(DefinitionError, match=r"the default reviewer definition \(default\) does not exist yet"):
         await registry.save_default({"name": "x"})
 
 
