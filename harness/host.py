@@ -35,15 +35,14 @@ from .compaction.engine import BuiltinCompactionEngine
 from .compaction.policy import COMPACTION_NAMESPACE, CompactionSettings
 from .compaction.service import CompactionService
 from .core_plugin import builtin_plugins
-from .hook_facade import HostHooks
-from .hooks import HookFailed, HookRunner
+from .hook_facade import HookFailed, HostHooks, RegisterHook
 from .llm.service import LlmService
 from .loop_settings import AGENT_LOOP_NAMESPACE, AgentLoopSettings
 from .paths import HostPaths
 from .plugins import LoadedPlugin, load_plugins, make_plugin_manager
 from .profiles import ProfileRow
 from .runtime import Runtime
-from .services import ServiceDirectoryImpl, emit_process_event
+from .services import ServiceDirectoryImpl
 from .sessions import SessionLog, SessionStore
 from .sessions.history import LiveSurfaces
 from .settings import SettingsService
@@ -86,8 +85,7 @@ class HarnessHost:
         self._background_idle.set()
         self._disposers: list[Callable[[], Any]] = []
 
-        self.runner = HookRunner(pm, logger=logger, spawn=lambda fn, name: self.spawn(fn, name=name))
-        self.hooks = HostHooks(self.runner)
+        self.hooks = HostHooks(pm, logger=logger, spawn=lambda fn, name: self.spawn(fn, name=name))
         self.sessions = SessionStore(
             sessions_dir=paths.sessions_dir, on_event=self._on_session_event, now_ms=clock.now_ms, logger=logger
         )
@@ -133,7 +131,7 @@ class HarnessHost:
         return self._headless
 
     def emit(self, name: str, payload: Mapping[str, Any]) -> None:
-        emit_process_event(self.runner, name, payload)
+        self.hooks.process_event(name, payload)
 
     def spawn(self, fn: Callable[..., Awaitable[Any]], *args: Any, name: str | None = None) -> None:
         if self._background is None:
@@ -193,7 +191,7 @@ class HarnessHost:
         def failing(hook: str, plugin: str, exc: Exception) -> PluginError:
             return PluginError(f"{hook}: plugin {plugin!r} made an invalid registration: {exc}")
 
-        def collect(hook: str, register: Callable[..., Callable[[], Any]]) -> None:
+        def collect(hook: RegisterHook, register: Callable[..., Callable[[], Any]]) -> None:
             def on_item(plugin: str, item: Any, *args: Any, **kw: Any) -> None:
                 try:
                     track(register(item, *args, **kw))
@@ -202,7 +200,7 @@ class HarnessHost:
                 except (TypeError, ValueError) as exc:
                     raise failing(hook, plugin, exc) from exc
 
-            self.runner.collect(hook, on_item)
+            self.hooks.collect_registrations(hook, on_item)
 
         collect("dsh_register_event_types", self.sessions.register_event_type)
         collect(

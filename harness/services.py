@@ -1,14 +1,12 @@
-"""The host's optional-service directory (``host.services``) and process events
-(``host.emit``); see :mod:`hookspecs.stores`."""
+"""The host's optional-service directory (``host.services``); see :mod:`hookspecs.stores`.
+Process events (``host.emit``) go through :meth:`harness.hook_facade.HostHooks.process_event`."""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable
 from typing import Any
 
 from hookspecs.errors import DshError
-
-from .hooks import HookRunner
 
 
 class ServiceDirectoryImpl:
@@ -30,8 +28,3 @@ class ServiceDirectoryImpl:
                 del self._services[name]
 
         return withdraw
-
-
-def emit_process_event(runner: HookRunner, name: str, payload: Mapping[str, Any]) -> None:
-    """Broadcast one process event to ``dsh_process_event`` observers (contained)."""
-    runner.notify("dsh_process_event", None, name=name, payload=dict(payload))

@@ -56,7 +56,7 @@ def build_parser() -> argparse.ArgumentParser:
     epilog = f"actions provided by the host: {extra} (see 'harness shadow ACTION --help')" if extra else None
     parser = argparse.ArgumentParser(prog="harness shadow", description=(__doc__ or "").splitlines()[0], epilog=epilog)
     sub = parser.add_subparsers(dest="action", metavar="ACTION", required=True)
-    trace_parser = sub.add_parser("trace", help="explain a run, a root session's runs or a Shadow child session")
+    trace_parser = sub.add_parser("trace", help="explain a run, a root session's runs or a reviewer's child session")
     trace_parser.add_argument(
         "target",
         metavar="RUN|SESSION",

@@ -54,7 +54,7 @@ UNDELIVERED = {
 }
 RUNNING_BANNER = "Shadow is reviewing. Sending a new message now cancels this review."
 PAUSED_BANNER = "Shadow review is paused; new messages will not trigger a review. Click Resume review to re-enable."
-SCHEDULING_BANNER = "Shadow scheduling: loading the definition and deciding whether this turn runs a Shadow agent."
+SCHEDULING_BANNER = "Shadow scheduling: loading the reviewer definition and deciding whether this turn runs a reviewer."
 _SECTION = re.compile(r"^### (.+) \(([^()\n]+)\)$", re.MULTILINE)
 
 

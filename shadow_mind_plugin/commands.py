@@ -35,7 +35,7 @@ USAGE = """Usage: /shadow <action>
   cycles              every review cycle and its runs
   show [SHADOW]       print the default Shadow definition (or that definition)
   set FIELD VALUE     change one field of the default definition
-  use STARTER         install a starter persona as the default ({starters})
+  use STARTER         install a starter as the default ({starters})
   config [KEY [VALUE]]  read or change a Shadow Mind setting (VALUE none unsets;
                       several KEY VALUE pairs change tied settings together)
   help                this text"""
@@ -94,7 +94,7 @@ class ShadowCommand:
             return CommandResult.ok(definition_text(self.rt.registry.default_definition()))
         definition = self.rt.registry.list().get(shadow_id)
         if definition is None:
-            return CommandResult.error(f"no Shadow definition {shadow_id!r}; the list_shadows tool lists them")
+            return CommandResult.error(f"no reviewer definition {shadow_id!r}; the list_shadows tool lists them")
         return CommandResult.ok(definition_text(definition))
 
     def _run_id(self, agent: Any, text: str) -> str:
@@ -120,7 +120,7 @@ class ShadowCommand:
         value = parse_text(field, value_text) if field in ("prompt", "name") else parse_value(field, value_text)
         self.rt.registry.default_definition()  # make sure default.md exists
         saved = await self.rt.registry.save_default({field: value})
-        return CommandResult.ok(f"default Shadow updated: {field} = {json.dumps(getattr_field(saved, field))}")
+        return CommandResult.ok(f"default reviewer definition updated: {field} = {json.dumps(getattr_field(saved, field))}")
 
     async def _use(self, name: str) -> CommandResult:
         starters = list_starters()
@@ -128,7 +128,7 @@ class ShadowCommand:
             return CommandResult.error(f"unknown starter {name!r}; choose one of: {', '.join(starters)}")
         starter = load_starter(name)
         current = self.rt.registry.default_definition()
-        # the persona comes from the starter; scheduling knobs stay the user's
+        # the duty prompt comes from the starter; scheduling knobs stay the user's
         installed = attrs.evolve(
             starter,
             id=current.id,
@@ -143,7 +143,7 @@ class ShadowCommand:
         )
         saved = await self.rt.registry.save_default(installed)
         state = "enabled" if saved.enabled else "disabled (/shadow set enabled true to run it)"
-        return CommandResult.ok(f"installed the {name} starter as the default Shadow ({saved.name}); it is {state}.")
+        return CommandResult.ok(f"installed the {name} starter as the default reviewer definition ({saved.name}); it is {state}.")
 
     async def _config(self, rest: str) -> CommandResult:
         current = settings_view(self.rt.settings())

@@ -41,7 +41,7 @@ DEFINITION_PARAMETERS: dict[str, Any] = {
         "capture": {"type": "string", "enum": ["full", "since-compaction"]},
         "context": {"type": "string", "enum": ["standard", "minimal"]},
         "think_first": {"type": "boolean"},
-        "prompt": {"type": "string", "minLength": 1, "description": "the Shadow's duty prompt (Markdown)"},
+        "prompt": {"type": "string", "minLength": 1, "description": "the reviewer's duty prompt (Markdown)"},
     },
     "additionalProperties": False,
 }
@@ -89,7 +89,7 @@ class ManagementTools:
         return [
             ToolDefinition(
                 name="list_shadows",
-                description="List the Shadow definitions (the default one is the only one scheduled) and any files that failed to load.",
+                description="List the reviewer definitions (the default one is the only one scheduled) and any files that failed to load.",
                 parameters=EMPTY,
                 execute=self.list_shadows,
                 root_only=True,
@@ -97,7 +97,7 @@ class ManagementTools:
             ),
             ToolDefinition(
                 name="update_default_shadow",
-                description="Change fields of the default Shadow reviewer; null clears run_with_model, reasoning_effort or timeout_seconds. Needs the user's approval.",
+                description="Change fields of the default reviewer definition; null clears run_with_model, reasoning_effort or timeout_seconds. Needs the user's approval.",
                 parameters=DEFINITION_PARAMETERS,
                 execute=self.update_default_shadow,
                 root_only=True,
@@ -149,7 +149,7 @@ class ManagementTools:
             apply_patch(current, args, registry.default_path)
         except DefinitionError as exc:
             raise ToolArgsError(exc.reason) from None
-        await self._approve(ctx, "update_default_shadow", "Update the default Shadow definition", args)
+        await self._approve(ctx, "update_default_shadow", "Update the default reviewer definition", args)
         try:
             saved = await registry.save_default(args)
         except DefinitionError as exc:

@@ -36,7 +36,7 @@ if TYPE_CHECKING:
 
 INTRO = (
     "One background Shadow reviewer reads the main agent's recent work after a turn and relays "
-    "findings worth acting on. These settings edit the default Shadow and its scheduling."
+    "findings worth acting on. These settings edit the default reviewer definition and its scheduling."
 )
 #: settings keys the page edits (the rest stay with /shadow config)
 SETTING_KEYS = ("collapsedByDefault", "argumentDisclosure", "sessionShadowSoftBudgetChars", "sessionShadowHardBudgetChars", "frugalShadowModel")
@@ -157,7 +157,7 @@ class ShadowSettingsTab:
 
 
 def _presets() -> tuple[FormPreset, ...]:
-    """The starter personas: choosing one fills the duty prompt (and capture since-compaction)."""
+    """The starters: choosing one fills the duty prompt (and capture since-compaction)."""
     out = []
     for name in list_starters():
         starter = load_starter(name)

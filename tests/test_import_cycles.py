@@ -1,7 +1,8 @@
 """No import circles inside a top-level package, and the contract's values
 never import its protocols.
 
-Every module of ``hookspecs``, ``harness`` and ``shadow_mind_plugin`` is parsed
+Every module of the four packages (``hookspecs``, ``harness``,
+``shadow_mind_plugin``, ``evolution_review_plugin``) is parsed
 with ``ast`` and the graph of imports between modules of the same package is
 built; any strongly connected component of more than one module, or a module
 importing itself, fails the test with the import statements that close it.

@@ -1,7 +1,8 @@
-"""Imports flow one way: ``hookspecs <- harness`` and ``hookspecs <- shadow_mind_plugin``.
+"""Imports flow one way: ``hookspecs <- harness`` and ``hookspecs <- each plugin``.
 
-The host never imports the plugin, the plugin never imports the host, and the
-contract imports neither. Checked statically (``ast`` over every source file,
+The four packages: the host never imports a plugin, a plugin
+(``shadow_mind_plugin``, ``evolution_review_plugin``) imports neither the host
+nor the other plugin, and the contract imports none of them. Checked statically (``ast`` over every source file,
 including relative imports and ``importlib.import_module("...")`` calls) and
 dynamically (importing every module in a fresh interpreter and looking at
 ``sys.modules``). Importing ``hookspecs`` must have no side effects beyond imports.

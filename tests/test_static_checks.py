@@ -1,7 +1,7 @@
 """The type checker and the linter are part of the test command.
 
 Both read their configuration from ``pyproject.toml`` (``[tool.mypy]`` names the
-three packages; ``[tool.ruff]`` holds the rule set), so ``mypy`` and
+four packages; ``[tool.ruff]`` holds the rule set), so ``mypy`` and
 ``ruff check`` run by hand report exactly what these tests report. Both come
 with the ``test`` extra.
 """

@@ -58,7 +58,7 @@ class LoopAgent:
         self._cwd = cwd
         self.owner = owner
         self.label = label
-        self.scope = AgentScopeImpl(self, runtime.hooks.runner, check_tool_definition)
+        self.scope = AgentScopeImpl(self, runtime.hooks, check_tool_definition)
         self._inbox = Inbox()
         self._status: AgentStatus = "idle"
         self._wake = trio.Event()

@@ -14,7 +14,7 @@ from hookspecs.values import PromptSection, ToolDefinition, ToolExecution, ToolF
 if TYPE_CHECKING:
     from hookspecs.protocols import Agent
 
-    from ..hooks import HookRunner
+    from ..hook_facade import HostHooks
 
 _counter = itertools.count(1)
 
@@ -94,7 +94,7 @@ class ScopedPromptImpl:
 class AgentScopeImpl:
     """Implements :class:`hookspecs.protocols.AgentScope`."""
 
-    def __init__(self, agent: Agent, hooks: HookRunner, check_tool: Callable[[ToolDefinition], None]) -> None:
+    def __init__(self, agent: Agent, hooks: HostHooks, check_tool: Callable[[ToolDefinition], None]) -> None:
         self._agent = agent
         self._hooks = hooks
         self._disposers = _Disposers()

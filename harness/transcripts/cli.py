@@ -51,7 +51,7 @@ RECORDS_DIR = "imports/reviews"
 
 def add_review_arguments(parser: argparse.ArgumentParser) -> None:
     add_profile_arguments(parser)
-    parser.add_argument("--definition", metavar="NAME", help="the Shadow definition id (default: the default Shadow)")
+    parser.add_argument("--definition", metavar="NAME", help="the reviewer definition id (default: the `default` one)")
     parser.add_argument("--format", choices=("claude-code", "codex"), help="the transcript format (default: detected)")
     parser.add_argument(
         "--timeout", type=positive_seconds, default=DEFAULT_TIMEOUT, metavar="S", help="bound on the whole review"

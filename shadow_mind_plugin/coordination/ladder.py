@@ -1,4 +1,4 @@
-"""The reasoning-effort escalation ladder and the stagnation action (§11, §12).
+"""The reasoning-effort escalation ladder and the stagnation action (docs/shadow-mind.md §7 "Stagnation, cooldown and escalation").
 
 An oscillating reviewer may get one more rung of reasoning effort instead of a
 cooldown; everything else that stagnates cools down.
@@ -44,7 +44,7 @@ def stagnation_action(
     current_effort: str | None,
     ladder: Sequence[str],
 ) -> StagnationAction:
-    """§12 steps 7–8: only an ``oscillation`` with escalation enabled and a next
+    """Only an ``oscillation`` with escalation enabled and a next
     rung available escalates (and then no cooldown is installed)."""
     if escalation_enabled and StagnationPattern.OSCILLATION in set(patterns):
         nxt = next_effort(current_effort, ladder)

@@ -1,5 +1,5 @@
 """Review window: accepted report envelopes, stale-report decay and the four
-stagnation detectors (reference §12, §18).
+stagnation detectors (docs/shadow-mind.md §7 "Stagnation, cooldown and escalation" and "Stale-report decay").
 
 An *envelope* is a report's verdict plus its refs. A reviewer that keeps
 returning the same envelope, flips between two verdicts on the same refs, or
@@ -156,7 +156,7 @@ class ReviewWindow:
         already in this definition's window while ``decay > 0`` (in which case
         the definition's factor was multiplied by ``1 - decay``).
 
-        The repeat check runs before the push, as in §12.
+        The repeat check runs before the push, as in the reference.
         """
         slot = self._slots.get(entry.shadow_id)
         if slot is None:
@@ -175,7 +175,7 @@ class ReviewWindow:
         return repeated
 
     def detect(self, shadow_id: str, options: ReviewWindowOptions) -> list[Detection]:
-        """Detections for one definition (what §12 step 5 keeps)."""
+        """Detections for one definition (what the stagnation action acts on)."""
         slot = self._slots.get(shadow_id)
         if slot is None or not slot.entries:
             return []

@@ -1,5 +1,5 @@
-"""Shadow definitions: parsing, canonical files, the ``shadow-minds`` store,
-the holdout sidecar, journals and the packaged starter personas."""
+"""Reviewer definitions: parsing, canonical files, the ``shadow-minds`` store,
+the holdout sidecar, journals and the packaged starters."""
 
 from __future__ import annotations
 

@@ -44,7 +44,7 @@ def is_shadow_id(value: str) -> bool:
 
 @attrs.frozen(kw_only=True)
 class ShadowDefinition:
-    """One validated Shadow definition (a ``shadow-minds/*.md`` file).
+    """One validated reviewer definition (a ``shadow-minds/*.md`` file).
 
     Defaults equal the parser's defaults for absent frontmatter keys.
     ``source_path`` records where the definition was read from; it is excluded

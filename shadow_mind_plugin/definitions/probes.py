@@ -1,7 +1,7 @@
 """Probe classes: recurring trajectory situations a reviewer should test.
 
 Each has a trigger (what to look for in the rendered trajectory) and a probe
-(the question to ask when it fires). The starter personas embed a checklist
+(the question to ask when it fires). The starters embed a checklist
 rendered from the classes they care about; the runtime does not inject it.
 """
 
@@ -62,8 +62,8 @@ PROBE_CLASSES: Final[tuple[ProbeClass, ...]] = (
 
 PROBE_IDS: Final = tuple(p.id for p in PROBE_CLASSES)
 
-#: Which probe classes each starter persona checks (listed in PROBE_CLASSES order).
-PERSONA_AFFINITIES: Final[Mapping[str, tuple[str, ...]]] = {
+#: Which probe classes each starter checks (listed in PROBE_CLASSES order).
+STARTER_PROBES: Final[Mapping[str, tuple[str, ...]]] = {
     "architect": ("stale_read", "misleading_success"),
     "contrarian": PROBE_IDS,
     "evidence": ("redacted_arguments", "long_output"),

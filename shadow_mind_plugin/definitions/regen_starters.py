@@ -11,18 +11,18 @@ import sys
 from importlib import resources
 from pathlib import Path
 
-from .starters import STARTER_PERSONAS, STARTERS_PACKAGE, render_starter
+from .starters import STARTER_SPECS, STARTERS_PACKAGE, render_starter
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description="Check or regenerate the packaged starter personas.")
+    parser = argparse.ArgumentParser(description="Check or regenerate the packaged starter files.")
     parser.add_argument("--write", action="store_true", help="rewrite the files instead of checking them")
     args = parser.parse_args(argv)
     directory = Path(str(resources.files(STARTERS_PACKAGE)))
     stale = []
-    for persona in STARTER_PERSONAS:
-        target = directory / f"{persona.id}.md"
-        text = render_starter(persona)
+    for spec in STARTER_SPECS:
+        target = directory / f"{spec.id}.md"
+        text = render_starter(spec)
         current = target.read_text(encoding="utf-8") if target.exists() else None
         if current != text:
             stale.append(target.name)

@@ -151,7 +151,7 @@ class ShadowRegistry:
             return catalog
 
     def default_definition(self) -> ShadowDefinition:
-        """The scheduled ``default`` Shadow, creating ``default.md`` when absent.
+        """The scheduled ``default`` reviewer definition, creating ``default.md`` when absent.
 
         A new file is seeded from the first legacy definition (see
         :func:`.seed.seed_from_legacy`) or else from the built-in default. An
@@ -199,7 +199,7 @@ class ShadowRegistry:
         """
         requested_id = update.id if isinstance(update, ShadowDefinition) else update.get("id", DEFAULT_SHADOW_ID)
         if requested_id != DEFAULT_SHADOW_ID:
-            raise DefinitionError(f'only the default Shadow can be saved; expected id "{DEFAULT_SHADOW_ID}"')
+            raise DefinitionError(f'only the default reviewer definition can be saved; expected id "{DEFAULT_SHADOW_ID}"')
         async with self._lock_for(DEFAULT_SHADOW_ID):
             return await trio.to_thread.run_sync(self._save_default_sync, update)
 
@@ -227,7 +227,7 @@ class ShadowRegistry:
         try:
             source = read_home_file(self.default_path).decode("utf-8-sig")
         except FileNotFoundError:
-            raise DefinitionError(f"the default Shadow ({DEFAULT_SHADOW_ID}) does not exist yet") from None
+            raise DefinitionError(f"the default reviewer definition ({DEFAULT_SHADOW_ID}) does not exist yet") from None
         except OSError as exc:  # a FIFO, a device, no permission: one line naming the file
             reason = exc.strerror or type(exc).__name__
             raise DefinitionError(f"cannot read definition: {reason}", source=DEFAULT_FILE) from None

@@ -37,7 +37,7 @@ DEFAULT_PROMPT: Final = "\n".join(
 
 
 def builtin_default() -> ShadowDefinition:
-    """The default Shadow used when no definition file exists at all."""
+    """The default reviewer definition used when no definition file exists at all."""
     return ShadowDefinition(
         id=DEFAULT_SHADOW_ID,
         name=DEFAULT_NAME,
@@ -53,7 +53,7 @@ def builtin_default() -> ShadowDefinition:
 
 
 def seed_from_legacy(legacy: ShadowDefinition) -> ShadowDefinition:
-    """A default Shadow that keeps a legacy definition's persona.
+    """A default reviewer definition that keeps a legacy definition's duty prompt.
 
     Copied: name, enabled, debug, route, effort, tools, capture, context,
     think-first and prompt. Reset on purpose: the probability converges to the

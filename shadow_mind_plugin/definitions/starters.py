@@ -1,11 +1,11 @@
-"""Starter personas shipped with the package (``shadow_mind_plugin/starters``).
+"""Starters: the reviewer definitions shipped with the package (``shadow_mind_plugin/starters``).
 
 They are examples: disabled, never copied into ``$DSH_HOME`` by the plugin. A
 user who wants one copies the file into ``shadow-minds/`` (only ``default.md``
 is scheduled, so usually as ``default.md``). Files are read through
 :mod:`importlib.resources`, so wheel and zip installs work too.
 
-The shipped files are generated from :data:`STARTER_PERSONAS` and the probe
+The shipped files are generated from :data:`STARTER_SPECS` and the probe
 classes; regenerate them with
 ``python -m shadow_mind_plugin.definitions.regen_starters --write``.
 """
@@ -22,7 +22,7 @@ import attrs
 from .errors import DefinitionError
 from .model import ShadowDefinition
 from .parse import parse_definition
-from .probes import PERSONA_AFFINITIES, render_probe_checklist
+from .probes import STARTER_PROBES, render_probe_checklist
 from .serialize import serialize_definition
 
 STARTERS_PACKAGE: Final = "shadow_mind_plugin.starters"
@@ -35,39 +35,41 @@ CLOSING_RULE: Final = (
 
 
 @attrs.frozen
-class StarterPersona:
+class StarterSpec:
+    """What a starter file is generated from: its id, name and opening sentence."""
+
     id: str
     name: str
     opening: str
 
 
-STARTER_PERSONAS: Final[tuple[StarterPersona, ...]] = (
-    StarterPersona(
+STARTER_SPECS: Final[tuple[StarterSpec, ...]] = (
+    StarterSpec(
         "architect",
         "Architecture Shadow",
         "You are the Architecture Shadow: check that the root's steps still fit together across the turn, "
         "watching for work built on inputs that have since changed and for claims that do not follow "
         "from the results the root actually saw.",
     ),
-    StarterPersona(
+    StarterSpec(
         "contrarian",
         "Contrarian Shadow",
         "You are the Contrarian Shadow: take the root's strongest claim and try to break it, "
         "preferably with a concrete counterexample drawn from the trajectory.",
     ),
-    StarterPersona(
+    StarterSpec(
         "evidence",
         "Evidence Shadow",
         "You are the Evidence Shadow: for each conclusion the root draws, ask whether visible evidence "
         "supports it; data that was omitted or hidden is an evidence gap, never support.",
     ),
-    StarterPersona(
+    StarterSpec(
         "failure-path",
         "Failure-path Shadow",
         "You are the Failure-path Shadow: follow what happens when things go wrong, how the root handles "
         "errors and operations it repeats, and name the probe class behind each finding.",
     ),
-    StarterPersona(
+    StarterSpec(
         "simplification",
         "Simplification Shadow",
         "You are the Simplification Shadow: point out repeated work or machinery the task does not need, "
@@ -100,13 +102,13 @@ def starter_source(name: str) -> str:
     return _resource(name).read_text(encoding="utf-8")
 
 
-def render_starter(persona: StarterPersona) -> str:
-    """The canonical file text of a starter persona."""
-    body = "\n\n".join([persona.opening, render_probe_checklist(PERSONA_AFFINITIES[persona.id]), CLOSING_RULE])
+def render_starter(spec: StarterSpec) -> str:
+    """The canonical file text of a starter."""
+    body = "\n\n".join([spec.opening, render_probe_checklist(STARTER_PROBES[spec.id]), CLOSING_RULE])
     return serialize_definition(
         ShadowDefinition(
-            id=persona.id,
-            name=persona.name,
+            id=spec.id,
+            name=spec.name,
             enabled=False,
             activation_probability=STARTER_ACTIVATION_PROBABILITY,
             capture="since-compaction",

@@ -237,7 +237,7 @@ def _notes_and_child(
     """What is missing and why, and the child's evidence when its log exists."""
     notes = []
     if not journaled:
-        where = f"{ROOT_DIR}/{shadow_id}{DEFINITION_SUFFIX}" if shadow_id else f"the Shadow definition in {ROOT_DIR}/"
+        where = f"{ROOT_DIR}/{shadow_id}{DEFINITION_SUFFIX}" if shadow_id else f"the reviewer definition in {ROOT_DIR}/"
         notes.append(
             f"no debug journal records for this run: lifecycle diagnostics (timeline, phases, reason codes, quality "
             f"metadata) need `debug: true` in the frontmatter of {where}; explained from the session logs only"
@@ -267,7 +267,7 @@ def trace(ctx: TraceContext, query: str) -> dict[str, Any]:
         label = ctx.sessions.label(ident)
         run = build_run(ctx, child_id=ident, root_id=header.get("parent_session"))
         if shadow_label_id(label) is None:
-            run["notes"].insert(0, f"session {ident} is a child session but not a Shadow child (label {label!r})")
+            run["notes"].insert(0, f"session {ident} is a child session but not a reviewer's (label {label!r})")
         return {"kind": "child", "query": query, "runs": [run]}
     return {"kind": "root", "query": query, "root": root_summary(ctx, ident), "runs": root_runs(ctx, ident)}
 

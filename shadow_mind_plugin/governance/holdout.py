@@ -1,4 +1,4 @@
-"""Exact-literal holdout redaction (reference §6).
+"""Exact-literal holdout redaction (docs/shadow-mind.md §7 "Holdout").
 
 Operator secrets ("holdout keys") must never reach a reviewer prompt, a report
 or a relay. Replacement is plain substring work, never a regex, so a key full of

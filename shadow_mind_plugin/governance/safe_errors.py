@@ -1,4 +1,4 @@
-"""Safe error summaries for status, journals and the browser (§17).
+"""Safe error summaries for status, journals and the browser (docs/shadow-mind.md §7 "Diagnostics").
 
 Diagnostics must never leak credentials, absolute paths or stack traces. An
 error becomes ``{name, message, code?, causes?}`` with every string sanitized

@@ -1,4 +1,4 @@
-"""Child-run telemetry for diagnostics (§21): how much the reviewer
+"""Child-run telemetry for diagnostics (docs/shadow-mind.md §7 "Diagnostics"): how much the reviewer
 deliberated before answering, and how it used its tools. Names and counts
 only; never arguments or text."""
 

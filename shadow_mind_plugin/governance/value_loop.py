@@ -1,4 +1,4 @@
-"""Value loop: did the root adopt, reject or ignore a relayed challenge? (§19)
+"""Value loop: did the root adopt, reject or ignore a relayed challenge? (docs/shadow-mind.md §7 "Value loop")
 
 A heuristic with zero control authority: it only feeds counters and the
 ``value-loop.jsonl`` journal. For each ``challenge`` report relayed to the root
@@ -11,7 +11,7 @@ we watch later root events until one of, in order:
 3. a review word plus an adoption verb in the replies → ``challenge_adopted``;
 4. ``window_turns`` completed turns → ``ignored``.
 
-Regexes follow JS semantics (§27): ``\\b`` is ASCII-only (re.ASCII for the
+Regexes follow JS semantics, as the reference does: ``\\b`` is ASCII-only (re.ASCII for the
 English words; it does not affect the Chinese literals), ``.`` does not match
 ``\\n``, ``\\r``, U+2028 or U+2029, and the JS ``iu`` folds of U+017F and U+212A
 are applied to a 1:1 copy of the text before matching.

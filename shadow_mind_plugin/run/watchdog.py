@@ -1,4 +1,4 @@
-"""Degenerate-output watchdog for a reviewer child's live stream (§15.5).
+"""Degenerate-output watchdog for a reviewer child's live stream (docs/shadow-mind.md §7 "Degenerate-output watchdog").
 
 A stuck child either loops on one short token block (``<tool_calls>`` forever)
 or streams without ever calling a tool. The guard fires once, on

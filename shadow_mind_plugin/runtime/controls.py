@@ -172,10 +172,10 @@ class Controls:
             raise ShadowControlError(f"Shadow {view.shadow_id} is already running; wait for it or /shadow pause")
         definition = self._ctx.registry.list().get(view.shadow_id)
         if definition is None:
-            raise ShadowControlError(f"the Shadow definition {view.shadow_id} no longer exists")
+            raise ShadowControlError(f"the reviewer definition {view.shadow_id} no longer exists")
         if not definition.enabled:
             raise ShadowControlError(
-                f"the Shadow definition {view.shadow_id} is disabled; enable it before retrying (/shadow set enabled true)"
+                f"the reviewer definition {view.shadow_id} is disabled; enable it before retrying (/shadow set enabled true)"
             )
         entry = self._run.launch(state, cycle, state.epoch, view.captured_through_seq, definition, manual=True)
         if entry is None:
@@ -183,7 +183,7 @@ class Controls:
         return entry
 
     def review_now(self, agent: Agent, shadow_id: str | None = None) -> list[RunEntry]:
-        """Force a review of the latest event by the default Shadow (or ``shadow_id``),
+        """Force a review of the latest event by the default reviewer definition (or ``shadow_id``),
         bypassing probability, pause, budget and the ``enabled`` flag (never the
         liveness checks)."""
         assert_root(agent)
@@ -198,7 +198,7 @@ class Controls:
         else:
             found = self._ctx.registry.list().get(shadow_id)
             if found is None:
-                raise ShadowControlError(f"no Shadow definition {shadow_id!r}; the list_shadows tool lists them")
+                raise ShadowControlError(f"no reviewer definition {shadow_id!r}; the list_shadows tool lists them")
             definition = found
         cycle = state.governance.cycle_for(seq)
         self._trigger.forget_turn(state, seq)

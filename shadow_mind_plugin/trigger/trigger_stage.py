@@ -129,7 +129,7 @@ class TriggerStage:
         bound = self._ctx.settings().max_relay_cycles_per_user_message
         relays = self._relays.relays_since_user(state)
         if bound and relays >= bound:
-            # relay-driven cycles without real user input: no loop (docs §9)
+            # relay-driven cycles without real user input: no loop (docs/shadow-mind.md §9)
             cycle.scheduling = False
             cycle.skipped = {
                 "reason_code": str(ReasonCode.RELAY_BOUND_REACHED),

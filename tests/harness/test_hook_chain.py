@@ -12,7 +12,7 @@ from typing import Any
 
 import pytest
 
-from harness.hooks import HookRunner
+from harness.hook_runner import HookRunner
 from harness.plugins import make_plugin_manager
 from hookspecs import hookimpl
 

@@ -29,14 +29,14 @@ from shadow_mind_plugin.definitions import (
 )
 from shadow_mind_plugin.definitions.journal import encode_record
 from shadow_mind_plugin.definitions.probes import (
-    PERSONA_AFFINITIES,
     PROBE_IDS,
+    STARTER_PROBES,
     render_probe_checklist,
 )
 from shadow_mind_plugin.definitions.seed import DEFAULT_PROMPT
 from shadow_mind_plugin.definitions.starters import (
     CLOSING_RULE,
-    STARTER_PERSONAS,
+    STARTER_SPECS,
     render_starter,
     starter_source,
 )
@@ -571,11 +571,11 @@ async def test_save_default_full_definition_round_trip(registry: ShadowRegistry)
 
 
 async def test_save_default_rejects_other_ids(registry: ShadowRegistry) -> None:
-    message = 'only the default Shadow can be saved; expected id "default"'
+    message = 'only the default reviewer definition can be saved; expected id "default"'
     with pytest.raises(DefinitionError) as info:
         await registry.save_default(ShadowDefinition(id="other", name="x", prompt="p"))
     assert info.value.reason == message
-    with pytest.raises(DefinitionError, match="only the default Shadow"):
+    with pytest.raises(DefinitionError, match="only the default reviewer definition"):
         await registry.save_default({"id": "other"})
     assert not registry.default_path.exists()
 
@@ -616,7 +616,7 @@ async def test_save_default_patch_validates_like_a_file(registry: ShadowRegistry
 
 
 async def test_save_default_patch_needs_an_existing_default(registry: ShadowRegistry) -> None:
-    with pytest.raises(DefinitionError, match=r"the default Shadow \(default\) does not exist yet"):
+    with pytest.raises(DefinitionError, match=r"the default reviewer definition \(default\) does not exist yet"):
         await registry.save_default({"name": "x"})
 
 
@@ -777,11 +777,11 @@ def test_starters_are_packaged_and_disabled() -> None:
 
 
 def test_starter_files_contain_their_rendered_checklist() -> None:
-    for persona in STARTER_PERSONAS:
-        source = starter_source(persona.id)
-        assert render_probe_checklist(PERSONA_AFFINITIES[persona.id]) in source
+    for spec in STARTER_SPECS:
+        source = starter_source(spec.id)
+        assert render_probe_checklist(STARTER_PROBES[spec.id]) in source
         # the files are generated: regenerate with `python -m shadow_mind_plugin.definitions.regen_starters --write`
-        assert source == render_starter(persona), persona.id
+        assert source == render_starter(spec), spec.id
 
 
 def test_probe_checklist_rendering() -> None:
@@ -790,7 +790,7 @@ def test_probe_checklist_rendering() -> None:
     assert text.index("failed_tool_call") < text.index("long_output")  # canonical order
     assert "evidence gap" in text
     assert render_probe_checklist(PROBE_IDS).count("  - Probe: ") == 6
-    assert PERSONA_AFFINITIES["contrarian"] == PROBE_IDS
+    assert STARTER_PROBES["contrarian"] == PROBE_IDS
     with pytest.raises(ValueError, match="unknown probe class"):
         render_probe_checklist(["nope"])
 

@@ -1,4 +1,4 @@
-"""Packaging: entry points, the ``shadow-mind`` bundle, and the starter personas
+"""Packaging: entry points, the ``shadow-mind`` bundle, and the starters
 shipped inside the distribution (also checked in a freshly built wheel)."""
 
 from __future__ import annotations
@@ -14,7 +14,7 @@ import pytest
 
 from harness.profiles import available_bundles, compose_profile
 from shadow_mind_plugin.definitions import list_starters, load_starter
-from shadow_mind_plugin.definitions.starters import STARTER_PERSONAS, render_starter, starter_source
+from shadow_mind_plugin.definitions.starters import STARTER_SPECS, render_starter, starter_source
 from shadow_mind_plugin.plugin import ShadowMindRuntimePlugin
 from shadow_mind_plugin.tools_plugin import ShadowMindToolsPlugin
 
@@ -88,9 +88,9 @@ def test_each_starter_parses_and_matches_its_generator(name: str) -> None:
     assert starter.id == name
     assert starter.enabled is False  # examples: never scheduled until installed
     assert starter.holdout is False
-    persona = next(p for p in STARTER_PERSONAS if p.id == name)
-    assert starter.name == persona.name
-    assert starter_source(name) == render_starter(persona)
+    spec = next(p for p in STARTER_SPECS if p.id == name)
+    assert starter.name == spec.name
+    assert starter_source(name) == render_starter(spec)
 
 
 def test_examples_list_the_same_five_starters() -> None:

@@ -474,7 +474,7 @@ async def test_retry_of_a_disabled_definition_says_how_to_enable_it(tmp_path: Pa
         ok(await shadow(host, root, "/shadow set enabled false"))
         text = err(await shadow(host, root, f"/shadow retry {failed.run_id}"))
         assert text == (
-            "the Shadow definition default is disabled; enable it before retrying (/shadow set enabled true)"
+            "the reviewer definition default is disabled; enable it before retrying (/shadow set enabled true)"
         )
         ok(await shadow(host, root, "/shadow set enabled true"))
         ok(await shadow(host, root, f"/shadow retry {failed.run_id}"))
@@ -506,10 +506,10 @@ async def test_show_and_new_take_a_definition_id(tmp_path: Path) -> None:
         await checked_turn(host, root)
         shown = ok(await shadow(host, root, "/shadow show claims"))
         assert "\nid: claims\n" in shown and "\nactivation_probability: 0.25\n" in shown
-        assert err(await shadow(host, root, "/shadow show nope")).startswith("no Shadow definition 'nope'")
+        assert err(await shadow(host, root, "/shadow show nope")).startswith("no reviewer definition 'nope'")
         assert ok(await shadow(host, root, "/shadow new claims")).startswith("Shadow review admitted; 1 running: claims/")
         await settle(host, root)
-        assert err(await shadow(host, root, "/shadow new nope")).startswith("no Shadow definition 'nope'")
+        assert err(await shadow(host, root, "/shadow new nope")).startswith("no reviewer definition 'nope'")
 
 
 async def test_set_changes_one_field_at_a_time(tmp_path: Path) -> None:
@@ -530,7 +530,7 @@ async def test_set_changes_one_field_at_a_time(tmp_path: Path) -> None:
             ("reviewer checks", 'reviewer = "checks"'),
         ]
         for args, shown in cases:
-            assert ok(await shadow(host, root, f"/shadow set {args}")) == f"default Shadow updated: {shown}"
+            assert ok(await shadow(host, root, f"/shadow set {args}")) == f"default reviewer definition updated: {shown}"
         saved = runtime.registry.default_definition()
         assert saved.activation_probability == 0.5 and saved.enabled is False
         assert saved.name == "My careful reviewer"
@@ -623,14 +623,14 @@ async def test_use_keeps_holdout_sticky_and_the_scheduling_knobs(tmp_path: Path)
         root = await new_root(host)
         assert runtime.registry.default_definition().holdout is True
         text = ok(await shadow(host, root, "/shadow use architect"))
-        assert text == "installed the architect starter as the default Shadow (Architecture Shadow); it is enabled."
+        assert text == "installed the architect starter as the default reviewer definition (Architecture Shadow); it is enabled."
         saved = runtime.registry.default_definition()
         starter = load_starter("architect")
         assert saved.id == "default"
         assert saved.holdout is True
         assert (saved.enabled, saved.activation_probability) == (True, 0.7)
         assert saved.timeout_seconds == 45 and saved.active_for_models == ("root-model",)
-        # the persona comes from the starter
+        # the duty prompt comes from the starter
         assert saved.name == "Architecture Shadow" and saved.prompt == starter.prompt
         assert saved.capture == starter.capture
         on_disk = path.read_text()
@@ -647,7 +647,7 @@ async def test_use_on_a_disabled_default_says_how_to_enable_it(tmp_path: Path) -
         root = await new_root(host)
         text = ok(await shadow(host, root, "/shadow use evidence"))
         assert text == (
-            "installed the evidence starter as the default Shadow (Evidence Shadow); "
+            "installed the evidence starter as the default reviewer definition (Evidence Shadow); "
             "it is disabled (/shadow set enabled true to run it)."
         )
         saved = runtime.registry.default_definition()

@@ -115,7 +115,7 @@ async def test_a_named_definition_reviews_and_an_unknown_one_is_refused(tmp_path
     )
     assert missing.returncode == 2 and missing.stdout == b""
     assert missing.stderr.decode().startswith(
-        "harness shadow review: the review could not start: no Shadow definition 'nope'"
+        "harness shadow review: the review could not start: no reviewer definition 'nope'"
     )
 
 

@@ -111,7 +111,7 @@ async def test_a_person_sets_it_with_shadow_set(tmp_path: Path) -> None:
         for value in ("only", "any", "off"):
             result = await host.commands.execute(root, f"/shadow set review_on_check {value}")
             assert result is not None and result.kind == "success", result
-            assert result.text == f'default Shadow updated: review_on_check = "{value}"'
+            assert result.text == f'default reviewer definition updated: review_on_check = "{value}"'
             assert runtime.registry.default_definition().review_on_check == value
 
 

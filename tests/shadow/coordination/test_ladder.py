@@ -1,4 +1,4 @@
-"""Escalation ladder (§11) and the stagnation action (§12)."""
+"""Escalation ladder and the stagnation action (docs/shadow-mind.md §7 "Stagnation, cooldown and escalation")."""
 
 from __future__ import annotations
 

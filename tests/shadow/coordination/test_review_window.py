@@ -1,4 +1,4 @@
-"""Review window, decay and the four stagnation detectors (§12, §18)."""
+"""Review window, decay and the four stagnation detectors (docs/shadow-mind.md §7 "Stagnation, cooldown and escalation", "Stale-report decay")."""
 
 from __future__ import annotations
 

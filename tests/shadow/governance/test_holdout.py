@@ -1,4 +1,4 @@
-"""Holdout literal redaction (§6)."""
+"""Holdout literal redaction (docs/shadow-mind.md §7 "Holdout")."""
 
 from __future__ import annotations
 

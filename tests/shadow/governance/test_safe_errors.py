@@ -1,4 +1,4 @@
-"""Safe error summaries (§17): sanitize, safe_error, failure codes."""
+"""Safe error summaries (docs/shadow-mind.md §7 "Diagnostics"): sanitize, safe_error, failure codes."""
 
 from __future__ import annotations
 

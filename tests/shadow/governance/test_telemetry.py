@@ -1,4 +1,4 @@
-"""deliberationChars and child tool telemetry (§21)."""
+"""deliberationChars and child tool telemetry (docs/shadow-mind.md §7 "Diagnostics")."""
 
 from __future__ import annotations
 

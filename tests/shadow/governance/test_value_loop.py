@@ -1,4 +1,4 @@
-"""Value loop (§19): capture, observation, classification, and the replay corpus."""
+"""Value loop (docs/shadow-mind.md §7 "Value loop"): capture, observation, classification, and the replay corpus."""
 
 from __future__ import annotations
 

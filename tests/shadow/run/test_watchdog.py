@@ -1,4 +1,4 @@
-"""Degenerate-output watchdog (§15.5): thresholds, budgets, one-shot firing."""
+"""Degenerate-output watchdog (docs/shadow-mind.md §7 "Degenerate-output watchdog"): thresholds, budgets, one-shot firing."""
 
 from __future__ import annotations
 

@@ -1,4 +1,7 @@
-"""Calling hooks: a typed facade over ``pm.hook`` with the host's semantics.
+"""The hook runner: how :class:`harness.hook_facade.HostHooks` walks implementations.
+
+An implementation detail of :mod:`harness.hook_facade`, the host's one way to
+call hooks; no other product module imports this one (``tests/test_hook_calls.py``).
 
 pluggy stops at the first exception and cannot await, so the host walks the
 implementations itself (in pluggy's call order: LIFO, ``tryfirst``/``trylast``
