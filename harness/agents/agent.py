@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Awaitable, Callable
 from pathlib import Path
-from typing import TYPE_CHECKING, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar, cast
 
 import trio
 
@@ -77,7 +77,7 @@ class LoopAgent:
         self._history: list[Message] | None = None
         self._counted = 0  # events the turn counter and the route have seen
         self.turn_number = 0
-        self.last_route: tuple[str, str, str | None] | None = None
+        self._route: Any = None  # the last route, or _UNKNOWN: not in the events counted
         self._fold = SurfaceFold()
         self.reload_from_log()
 
@@ -94,13 +94,29 @@ class LoopAgent:
 
     def reload_from_log(self) -> None:
         """Rebuild history, turn counter and route from the log (after resume/repair);
-        the history is folded when first read."""
+        the history is folded when first read. A log read from its last clean
+        point counts turns from the number recorded there, and looks back for
+        the route only when it is asked for, so neither loads the log's earlier part."""
         self._fold = SurfaceFold()
         self._history = None
-        self.turn_number = 0
-        self.last_route = None
-        self._counted = 0
+        self._counted, self.turn_number = self._session.clean or (0, 0)
+        self._route = _UNKNOWN if self._counted else None
         self._count()
+
+    @property
+    def last_route(self) -> tuple[str, str, str | None] | None:
+        """The (provider, model, effort) of the log's last ``request/context``."""
+        if self._route is _UNKNOWN:
+            self._route = None
+            for event in reversed(self._session.events):
+                if event.type == EventTypes.REQUEST_CONTEXT:
+                    self._route = _route_of(event.data)
+                    break
+        return cast("tuple[str, str, str | None] | None", self._route)
+
+    @last_route.setter
+    def last_route(self, route: tuple[str, str, str | None] | None) -> None:
+        self._route = route
 
     def follow_log(self) -> None:
         """Take in what another writer appended to the log (an importer mirroring
@@ -127,8 +143,7 @@ class LoopAgent:
         self.turn_number += sum(1 for e in events if e.type == EventTypes.TURN_START)
         for event in reversed(events):
             if event.type == EventTypes.REQUEST_CONTEXT:
-                d = event.data
-                self.last_route = (d.get("provider"), d.get("model"), d.get("reasoning_effort"))
+                self._route = _route_of(event.data)
                 break
 
     @property
@@ -359,6 +374,14 @@ class LoopAgent:
         self._wake.set()
         await self._driver_done.wait()
         self._disposed = True
+
+
+#: the last route lies before the events counted: looked for when asked
+_UNKNOWN: Any = object()
+
+
+def _route_of(data: Any) -> tuple[str, str, str | None]:
+    return (data.get("provider"), data.get("model"), data.get("reasoning_effort"))
 
 
 def _scrubbed_failure(exc: LlmError) -> dict[str, object]:

@@ -113,7 +113,7 @@ class AgentRegistryImpl:
             if logged is not None:
                 options = attrs.evolve(options, provider=logged[0], model=logged[1])
         agent = LoopAgent(runtime=rt, session=session, options=options, cwd=cwd)
-        built_at = len(session.events)  # the agent derived its history from these
+        built_at = session.seq  # the agent derived its history from these
         try:
             await _run_setup(setup, agent)
         except BaseException:
@@ -123,9 +123,9 @@ class AgentRegistryImpl:
             raise
         rt.hooks.session_created(session)
         rt.sessions.repair(session)
-        if len(session.events) != built_at:
-            # repair or an observer appended: derive again (it walks the whole log,
-            # so not when nothing changed)
+        if session.seq != built_at:
+            # repair or an observer appended: count again (from the log's clean
+            # point, which repair just moved to its end)
             agent.reload_from_log()
         return await self._publish(agent)
 
@@ -196,7 +196,9 @@ async def _run_setup(setup: Callable[[Any], Awaitable[None] | None] | None, agen
 
 
 def _logged_route(events: Sequence[SessionEvent]) -> tuple[str, str] | None:
-    """The provider and model of the session's last ``request/context``."""
+    """The provider and model of the session's last ``request/context`` (read
+    from the end: a log opened from its checkpoint loads its earlier part only
+    when the route is not in what was read)."""
     for event in reversed(events):
         if event.type == EventTypes.REQUEST_CONTEXT:
             provider, model = event.data.get("provider"), event.data.get("model")

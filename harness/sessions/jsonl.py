@@ -217,39 +217,53 @@ def read_log(path: Path, *, is_known: Callable[[str], bool], where: str | None =
     intact = len(raw) - len(last)
     if not lines:
         raise SessionFormatError(f"{label}: empty session file (no header line)")
-    header = _parse_header(lines[0], label)
+    header = parse_header(lines[0], label)
+    events, garbled = decode_events(lines, 1, first_seq=0, label=label, is_known=is_known, torn=torn)
+    if garbled is not None:
+        # a final line that is complete but garbled is also a torn write
+        torn = True
+        intact -= garbled + 1
+    return LoadedLog(header=header, events=events, intact_bytes=intact, torn_tail=torn)
+
+
+def decode_events(
+    lines: list[bytes], start: int, *, first_seq: int, label: str, is_known: Callable[[str], bool], torn: bool
+) -> tuple[list[SessionEvent], int | None]:
+    """The events of ``lines[start:]`` (whole lines, the first one event
+    ``first_seq``), each framing rule checked as :func:`read_log` states it, and
+    the byte length of a final line that is complete but not JSON (None: there
+    is none; it is dropped as a torn write when the tail is not ``torn``
+    already). Errors name the file line: event ``seq`` sits on line ``seq + 2``."""
     events: list[SessionEvent] = []
     append = events.append
     decode = _DECODER.decode
-    for index in range(1, len(lines)):
+    last = len(lines) - 1
+    for index in range(start, len(lines)):
         line = lines[index]
+        expected = first_seq + index - start
+        number = expected + 2
         try:
             obj = decode(line.decode("utf-8"))
         except (ValueError, UnicodeDecodeError) as exc:
-            if index == len(lines) - 1 and not torn:
-                # a final line that is complete but garbled is also a torn write
-                torn = True
-                intact -= len(line) + 1
-                break
-            raise SessionFormatError(f"{label}:{index + 1}: not a JSON event line ({exc})") from None
+            if index == last and not torn:
+                return events, len(line)
+            raise SessionFormatError(f"{label}:{number}: not a JSON event line ({exc})") from None
         if type(obj) is not dict:
-            raise SessionFormatError(f"{label}:{index + 1}: event line is not a JSON object")
+            raise SessionFormatError(f"{label}:{number}: event line is not a JSON object")
         etype = obj.get("type")
         seq = obj.get("seq")
-        if type(etype) is not str or seq != index - 1 or type(seq) is not int:
-            raise SessionFormatError(
-                f"{label}:{index + 1}: expected event seq {index - 1} with a string type, got seq {seq!r}"
-            )
+        if type(etype) is not str or seq != expected or type(seq) is not int:
+            raise SessionFormatError(f"{label}:{number}: expected event seq {expected} with a string type, got seq {seq!r}")
         ignorable = obj.get("ignorable", False) is True
         if not ignorable and not is_known(etype):
             raise SessionFormatError(
-                f"{label}:{index + 1}: unknown event type {etype!r}; the plugin that writes it is not loaded"
+                f"{label}:{number}: unknown event type {etype!r}; the plugin that writes it is not loaded"
             )
         time = obj.get("time")
         if isinstance(time, bool) or not isinstance(time, (int, float)):  # JSON numbers only
-            raise SessionFormatError(f"{label}:{index + 1}: event time must be a number")
+            raise SessionFormatError(f"{label}:{number}: event time must be a number")
         append(SessionEvent(type=etype, seq=seq, time=time, data=obj.get("data"), ignorable=ignorable))
-    return LoadedLog(header=header, events=events, intact_bytes=intact, torn_tail=torn)
+    return events, None
 
 
 def _reject_constant(name: str) -> Any:
@@ -260,7 +274,7 @@ def _reject_constant(name: str) -> Any:
 _DECODER = json.JSONDecoder(parse_constant=_reject_constant)
 
 
-def _parse_header(line: bytes, label: str) -> SessionHeader:
+def parse_header(line: bytes, label: str) -> SessionHeader:
     try:
         obj = json.loads(line, parse_constant=_reject_constant)
     except ValueError as exc:
@@ -314,7 +328,7 @@ def count_events(handle: BinaryIO) -> int:
 def read_header(handle: BinaryIO, label: str) -> SessionHeader:
     """The header line of the open log ``handle``."""
     handle.seek(0)
-    return _parse_header(handle.readline().rstrip(b"\n"), label)
+    return parse_header(handle.readline().rstrip(b"\n"), label)
 
 
 def check_header_id(header: SessionHeader, session_id: str, label: str) -> None:

@@ -10,7 +10,7 @@ from hookspecs.scrub import scrub_json
 from hookspecs.secrets_detect import may_hold_credentials
 from hookspecs.values import SessionEvent, SessionHeader, check_json
 
-from .events_view import EventsView
+from .events_view import EventsView, LazyEvents
 from .jsonl import JsonlWriter, escape_undecodable, event_line
 from .lock import SessionLock
 
@@ -59,12 +59,19 @@ class SessionLog:
         now_ms: Callable[[], float],
         lock: SessionLock | None = None,
         first_seq: int = 0,
+        load_head: Callable[[], list[SessionEvent]] | None = None,
+        clean: tuple[int, int] | None = (0, 0),
     ) -> None:
         self._header = header
-        #: a log opened to append only (:meth:`SessionStore.open_tail`) holds
-        #: the events from ``first_seq`` on, none of the earlier ones
+        #: a log opened from its end holds the events from ``first_seq`` on; the
+        #: earlier ones come from ``load_head`` when first read (a log opened to
+        #: append only, :meth:`SessionStore.open_tail`, has none to load)
         self._first = first_seq
         self._events = events
+        self._load_head = load_head
+        #: (seq, turn/start events before it): the last point found clean (:mod:`.checkpoint`);
+        #: None when unknown (a log opened to append only)
+        self.clean: tuple[int, int] | None = clean
         self._store = store
         self._writer = writer
         self._now_ms = now_ms
@@ -87,17 +94,40 @@ class SessionLog:
 
     @property
     def events(self) -> Sequence[SessionEvent]:
-        if self._first:
-            raise SessionError(
-                f"session {self.id} was opened to append only: its events before seq {self._first} are not loaded",
-                code="SESSION_APPEND_ONLY",
-            )
-        return EventsView(self._events)
+        return self.events_since(0)
 
     def events_since(self, seq: int) -> Sequence[SessionEvent]:
+        seq = max(0, seq)
         if seq < self._first:
-            self.events  # noqa: B018 - raises: those events are not loaded
-        return EventsView(self._events, max(0, min(seq - self._first, len(self._events))))
+            if self._load_head is None:
+                raise SessionError(
+                    f"session {self.id} was opened to append only: its events before seq {self._first} are not loaded",
+                    code="SESSION_APPEND_ONLY",
+                )
+            return LazyEvents(self, seq, self.seq)
+        return EventsView(self._events, min(seq - self._first, len(self._events)))
+
+    @property
+    def loaded_seq(self) -> int:
+        """The seq of the first event in memory (0 once the whole log is)."""
+        return self._first
+
+    def in_memory(self) -> tuple[list[SessionEvent], int]:
+        return self._events, self._first
+
+    def loaded_from(self, seq: int) -> tuple[list[SessionEvent], int]:
+        """The events in memory and the seq of the first, the log's earlier part
+        loaded first when ``seq`` is before them (its errors are the load's)."""
+        if seq < self._first:
+            if self._load_head is None:
+                self.events_since(seq)  # raises: nothing to load them from
+            assert self._load_head is not None
+            head = self._load_head()
+            # a new list: snapshots taken before keep reading the old one
+            self._events = head[: self._first] + self._events
+            self._first = 0
+            self._load_head = None
+        return self._events, self._first
 
     @property
     def closed(self) -> bool:

@@ -17,7 +17,8 @@ from hookspecs.layout import SESSION_FILE, SESSION_ID_PATTERN, SESSIONS_DIR
 from hookspecs.protocols import SessionSummary
 from hookspecs.values import EventTypes, SessionEvent, SessionHeader
 
-from .jsonl import JsonlWriter, check_header_id, count_events, read_header, truncate_torn_tail
+from .checkpoint import ResumedTail, mark_clean, read_tail_from_checkpoint
+from .jsonl import JsonlWriter, LoadedLog, check_header_id, count_events, read_header, truncate_torn_tail
 from .lock import SessionLock
 from .log import SessionLog
 from .logfile import check_log, open_log
@@ -159,26 +160,56 @@ class SessionStore:
         ``SESSION_LOCKED``. A torn last line (a crash mid-write; never committed)
         is truncated away. Call :meth:`repair` once the session is published to
         close a turn the crash left open and answer unanswered tool calls.
+
+        A log with a checkpoint (:mod:`.checkpoint`) is read from it: its header
+        and the events after it are read and validated now, the events before
+        it when something first reads them (their load validates the whole log
+        and raises its ``SessionFormatError`` there).
         """
         path, where, lock = self._lock_existing(session_id)
         try:
-            loaded = load_log(path, is_known=self.is_known_type, where=where, session_id=session_id)
-            if loaded.torn_tail:
+            tail = read_tail_from_checkpoint(path, where, session_id, is_known=self.is_known_type)
+            loaded = None
+            if tail is None:
+                loaded = load_log(path, is_known=self.is_known_type, where=where, session_id=session_id)
+            torn, intact = _torn(tail or loaded)
+            if torn:
                 self._logger.warning("session %s: dropped a torn last line left by a crash", session_id)
-                truncate_torn_tail(path, loaded.intact_bytes)
+                truncate_torn_tail(path, intact)
         except BaseException:
             lock.release()
             raise
-        log = SessionLog(
-            header=loaded.header,
-            events=loaded.events,
-            store=self,
-            writer=JsonlWriter(path, session_id=session_id),
-            now_ms=self._now_ms,
-            lock=lock,
-        )
+        writer = JsonlWriter(path, session_id=session_id)
+        if tail is None:
+            assert loaded is not None
+            log = SessionLog(
+                header=loaded.header, events=loaded.events, store=self, writer=writer, now_ms=self._now_ms, lock=lock
+            )
+        else:
+            mark = tail.checkpoint
+            log = SessionLog(
+                header=tail.header,
+                events=tail.events,
+                store=self,
+                writer=writer,
+                now_ms=self._now_ms,
+                lock=lock,
+                first_seq=mark.seq - 1,
+                load_head=lambda: self._head(path, where, session_id, mark.seq - 1),
+                clean=(mark.seq, mark.turns),
+            )
         self._live[session_id] = log
         return log
+
+    def _head(self, path: Path, where: str, session_id: str, count: int) -> builtins.list[SessionEvent]:
+        """The first ``count`` events of a log opened from its checkpoint: the
+        whole log is loaded and validated as :meth:`open` without one does."""
+        loaded = load_log(path, is_known=self.is_known_type, where=where, session_id=session_id)
+        if len(loaded.events) < count:
+            raise SessionFormatError(
+                f"{where}: holds {len(loaded.events)} events, fewer than the {count} before its checkpoint"
+            )
+        return loaded.events[:count]
 
     def _lock_existing(self, session_id: str) -> tuple[Path, str, SessionLock]:
         """The log's path and label, checked and locked for this store."""
@@ -219,6 +250,7 @@ class SessionStore:
             now_ms=self._now_ms,
             lock=lock,
             first_seq=tail.next_seq,
+            clean=None,
         )
         self._live[session_id] = log
         return log, tail.turns
@@ -227,14 +259,19 @@ class SessionStore:
         """Append the closing events of a turn a crash left open, and results for
         tool calls an older host left unanswered; returns how many.
 
-        Closers go through the normal append path, so observers see them.
+        Only the events after the log's last clean point are folded (the whole
+        log when it has none: :mod:`.checkpoint`), and the repaired end is
+        recorded as the next one. Closers go through the normal append path, so
+        observers see them.
         """
-        closers = closing_events(log.events)
+        since, _ = log.clean or (0, 0)
+        closers = closing_events(log.events_since(since))
         for etype, data in closers:
             log.append(etype, data)
         if closers:
             self._logger.warning("session %s: closed a turn interrupted by a crash or answered lost tool results", log.id)
             log.sync()
+        mark_clean(log, self.path_for(log.id), _label(log.id), repaired=True)
         return len(closers)
 
     def read(self, session_id: str) -> tuple[SessionHeader, Sequence[SessionEvent]]:
@@ -252,7 +289,10 @@ class SessionStore:
     def close(self, session_id: str) -> None:
         log = self._live.pop(session_id, None)
         if log is not None:
-            log.close()
+            try:
+                mark_clean(log, self.path_for(session_id), _label(session_id))  # the next resume reads from here
+            finally:
+                log.close()
 
     def discard(self, session_id: str) -> None:
         """Remove a session that was created but never published (setup failed)."""
@@ -308,6 +348,11 @@ class SessionStore:
             out.append(summary)
         out.sort(key=lambda s: s.created_at, reverse=True)
         return out, problems
+
+def _torn(read: ResumedTail | LoadedLog | None) -> tuple[bool, int]:
+    assert read is not None
+    return read.torn_tail, read.intact_bytes
+
 
 def _label(session_id: str) -> str:
     """How messages name a session's log: relative to the home."""

@@ -38,7 +38,14 @@ class Session(Protocol):
 
     @property
     def events(self) -> Sequence[SessionEvent]:
-        """An immutable snapshot of every committed event (cheap: no copy)."""
+        """An immutable snapshot of every committed event (cheap: no copy).
+
+        A host may resume a long log without reading it whole: the events
+        before the part it read are loaded when first read (an index or slice
+        before it, iterating from the start); reading backwards from the end
+        reads the loaded part first. Such a load may raise the host's
+        :class:`~hookspecs.errors.SessionFormatError` for a log damaged there.
+        ``len``, ``seq`` and :meth:`events_since` a recent seq never load."""
         ...
 
     def events_since(self, seq: int) -> Sequence[SessionEvent]:
