@@ -8,7 +8,6 @@ from typing import TYPE_CHECKING
 from ..core.owner import OwnerState
 from ..core.records import Cancellation
 from ..run.state import RunState
-from .priming import ProjectionPrimer
 
 if TYPE_CHECKING:
     from hookspecs.protocols import Agent
@@ -34,10 +33,8 @@ class Owners:
         output: OutputPath,
         coordination: CoordinationPath,
         governance: GovernancePath,
-        primer: ProjectionPrimer,
     ) -> None:
         self._ctx = ctx
-        self._primer = primer
         self._budget = budget
         self._trigger = trigger
         self._run = run
@@ -54,12 +51,11 @@ class Owners:
             # being released; the new agent gets its own
             state = None
         if state is None and create and not self._ctx.stopped:
-            projector = self._primer.take(agent)
             state = OwnerState(
                 root=agent,
                 trigger=self._budget.load(agent.id, agent.session.events),
                 output=self._output.new_state(),
-                run=RunState() if projector is None else RunState(projector=projector),
+                run=RunState(),
             )
             self.states[agent.id] = state
         return state
