@@ -58,6 +58,15 @@ def visible_text(blocks: Any) -> str:
     return "\n".join(parts).strip(JS_SPACE)
 
 
+def has_visible_text(blocks: Any) -> bool:
+    """Whether :func:`visible_text` of ``blocks`` is not empty, without building it."""
+    for block in _blocks(blocks):
+        kind = block.get("type")
+        if kind == "image" or (kind == "text" and _text_of(block).strip(JS_SPACE)):
+            return True
+    return False
+
+
 def _content_chars(blocks: Any) -> int:
     # reasoning counts here: the summary reports size, never content
     total = 0
@@ -170,6 +179,19 @@ def render_tool_result(seq: int, data: Any, calls: Mapping[str, tuple[str, int]]
     failed = data.get("error") is not None or (first is not None and first.get("is_error") is True)
     result_content = first.get("content") if first is not None else content
     return f"[seq={seq} tool result] {summarize_tool_result(tool, result_content, failed, data.get('meta'))}"
+
+
+def renders(event: SessionEvent) -> bool:
+    """Whether :func:`render_event` gives ``event`` a text block (nothing is rendered)."""
+    kind, data = event.type, event.data
+    if kind == EventTypes.TOOL_CALL or kind == EventTypes.TOOL_RESULT:
+        return True
+    if kind == EventTypes.USER_MESSAGE or kind == EventTypes.ASSISTANT_MESSAGE:
+        return has_visible_text(_message(data).get("content"))
+    if kind == SUMMARY:
+        summary = data.get("summary") if isinstance(data, Mapping) else None
+        return bool(summary.strip(JS_SPACE)) if isinstance(summary, str) else has_visible_text(summary)
+    return False
 
 
 def render_event(

@@ -30,6 +30,7 @@ from .event_render import (
     call_key,
     render_event,
     render_tool_result,
+    renders,
     tool_name,
 )
 from .rendered import ENTRY_SEPARATOR, Entry, EntrySequence, Projection
@@ -37,8 +38,6 @@ from .rendered import ENTRY_SEPARATOR, Entry, EntrySequence, Projection
 _SEQ: Final = attrgetter("seq")
 #: events rendered (or scanned for calls) per step backwards
 CHUNK: Final = 256
-#: a call and a result always render; a message or summary only with visible text
-_ALWAYS: Final = frozenset({EventTypes.TOOL_CALL, EventTypes.TOOL_RESULT})
 
 
 def stop_index(events: Sequence[SessionEvent], watermark: int, lo: int = 0) -> int:
@@ -55,15 +54,6 @@ def stop_index(events: Sequence[SessionEvent], watermark: int, lo: int = 0) -> i
             return bisect_right(events, watermark, lo=probe + 1, hi=hi, key=_SEQ)
         hi, step = probe, step * 2
     return bisect_right(events, watermark, lo=lo, hi=hi, key=_SEQ)
-
-
-def renders(event: SessionEvent) -> bool:
-    """Whether :func:`render_event` gives ``event`` a text block."""
-    kind = event.type
-    if kind in _ALWAYS:
-        return True
-    # messages and summaries do not read the calls: rendering decides, exactly
-    return kind in RENDERED_KINDS and render_event(event, {}, "redacted") is not None
 
 
 def _count(events: Sequence[SessionEvent]) -> int:

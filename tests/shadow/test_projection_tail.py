@@ -12,7 +12,9 @@ from typing import Any
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from hookspecs.values import SessionEvent
 from shadow_mind_plugin import projection_tail
+from shadow_mind_plugin.event_render import render_event, renders
 from shadow_mind_plugin.projection import IncrementalProjector, project
 from shadow_mind_plugin.projection_tail import TailProjection, stop_index
 from shadow_mind_plugin.prompt import build_prompt
@@ -138,3 +140,31 @@ def test_the_stop_index_searched_from_the_end_is_bisect_right(seqs: list[int], w
     assert stop_index(log.events, watermark) == expected
     for lo in range(len(seqs) + 1):
         assert stop_index(log.events, watermark, lo) == max(lo, expected)
+
+
+_BLOCK = st.fixed_dictionaries(
+    {"type": st.sampled_from(["text", "image", "reasoning", "tool-call", 3])},
+    optional={"text": st.one_of(st.sampled_from(["", " ", "\n\u3000", "a", " b "]), st.integers())},
+)
+_CONTENT = st.one_of(
+    st.none(), st.text(max_size=3), st.lists(st.one_of(_BLOCK, st.integers(), st.text(max_size=2)), max_size=4)
+)
+_DATA = st.one_of(
+    st.none(),
+    st.fixed_dictionaries(
+        {}, optional={"message": st.one_of(st.none(), st.fixed_dictionaries({}, optional={"content": _CONTENT}))}
+    ),
+    st.fixed_dictionaries({}, optional={"summary": st.one_of(_CONTENT, st.sampled_from(["", " \n", "s"]))}),
+)
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    kind=st.sampled_from(
+        ["user/message", "assistant/message", "compaction/summary", "tool/call", "tool/result", "turn/end"]
+    ),
+    data=_DATA,
+)
+def test_counting_agrees_with_rendering_on_any_payload(kind: str, data: Any) -> None:
+    event = SessionEvent(type=kind, seq=0, time=0.0, data=data)
+    assert renders(event) == (render_event(event, {}, "redacted") is not None)
