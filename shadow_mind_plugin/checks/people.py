@@ -8,6 +8,8 @@ for more, so a long log's view reads them alone (:func:`earlier_people`).
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from itertools import compress
+from operator import attrgetter
 from typing import Any, Final, TypeAlias
 
 import attrs
@@ -20,6 +22,7 @@ from .protect import protected_in
 
 #: the person's own messages; relays, hooks, delegations and checkpoints are not
 PERSON: Final = "user"
+_TYPE: Final = attrgetter("type")
 
 
 @attrs.frozen(kw_only=True)
@@ -85,8 +88,10 @@ Earlier: TypeAlias = tuple[tuple[Said, ...], dict[str, tuple[bool, Said]]]
 
 def earlier_people(events: Sequence[SessionEvent], stop: int) -> Earlier:
     """The person's messages in ``events[:stop]`` and the protection state they leave."""
-    kind = EventTypes.USER_MESSAGE
-    people = [said for event in events[:stop] if event.type == kind and (said := person(event)) is not None]
+    earlier = events[:stop]
+    # the type filter at C speed: a long log is mostly streamed chunks and tool traffic
+    messages = compress(earlier, map(EventTypes.USER_MESSAGE.__eq__, map(_TYPE, earlier)))
+    people = [said for event in messages if (said := person(event)) is not None]
     protected: dict[str, tuple[bool, Said]] = {}
     for said in people:
         protect(protected, said)

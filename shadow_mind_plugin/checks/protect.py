@@ -26,8 +26,16 @@ _LEAVE: Final = re.compile(
 _OFF_LIMITS: Final = re.compile(r"\s+(?:is|are)\s+(?:off-limits|off limits|read-only|frozen)\b", re.IGNORECASE)
 
 
+#: every pattern above needs one of these words: a message without them is not scanned three times
+_MAYBE: Final = re.compile(r"do not|don't|dont|never|without|leave|off.limits|read-only|frozen", re.IGNORECASE)
+
+
 def protected_in(text: str) -> list[str]:
     """The targets one message forbids touching."""
+    return _scan(text) if _MAYBE.search(text) else []
+
+
+def _scan(text: str) -> list[str]:
     raw = [m.group(1) for pattern in (_FORBID, _LEAVE) for m in pattern.finditer(text)]
     for match in _OFF_LIMITS.finditer(text):
         before = text[: match.start()].split()

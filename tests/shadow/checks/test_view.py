@@ -10,7 +10,8 @@ from hypothesis import strategies as st
 
 from harness.transcripts.reader import import_transcript
 from hookspecs.values import SessionEvent
-from shadow_mind_plugin.checks import ViewBuilder, check_session, run_checks, validate, view_of
+from shadow_mind_plugin.checks import ViewBuilder, check_session, protect, run_checks, validate, view_of
+from shadow_mind_plugin.checks.protect import protected_in
 from shadow_mind_plugin.checks.tools import ToolKind, shape_of
 from shadow_mind_plugin.projection import project
 
@@ -226,3 +227,15 @@ def test_a_target_lifted_before_the_turn_and_protected_again_keeps_its_place() -
         == ["config.yml", "tests/"]
         == [t for t, _ in view_of(events, events[-1].seq).protected]
     )
+
+
+_WORDS = st.sampled_from(
+    ["Do not", "don't", "DONT", "never", "without", "Leave", "leave the file", "touch", "edit", "modifying", "alone"]
+    + ["unchanged", "is", "are", "off-limits", "off limits", "Read-only", "frozen", "`tests/`", "src/app.py", "the"]
+)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(_WORDS, max_size=8).map(" ".join))
+def test_the_quick_word_check_before_the_protection_patterns_changes_no_answer(text: str) -> None:
+    assert protected_in(text) == protect._scan(text)
