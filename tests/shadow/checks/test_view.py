@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from harness.transcripts.reader import import_transcript
@@ -232,10 +232,14 @@ def test_a_target_lifted_before_the_turn_and_protected_again_keeps_its_place() -
 _WORDS = st.sampled_from(
     ["Do not", "don't", "DONT", "never", "without", "Leave", "leave the file", "touch", "edit", "modifying", "alone"]
     + ["unchanged", "is", "are", "off-limits", "off limits", "Read-only", "frozen", "`tests/`", "src/app.py", "the"]
+    # ignore-case matching equates these with ASCII letters; lower() does not
+    + ["off-limit\u017f", "w\u0131thout", "\u0130gnore", "\u212a", "DON\u2019T", "d\u00e9j\u00e0", "NEVER"]
 )
 
 
 @settings(max_examples=300, deadline=None)
 @given(st.lists(_WORDS, max_size=8).map(" ".join))
+@example("src/app.py is off-limit\u017f")
+@example("w\u0131thout editing `tests/`")
 def test_the_quick_word_check_before_the_protection_patterns_changes_no_answer(text: str) -> None:
     assert protected_in(text) == protect._scan(text)
