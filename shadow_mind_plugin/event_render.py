@@ -60,10 +60,13 @@ def visible_text(blocks: Any) -> str:
 
 def has_visible_text(blocks: Any) -> bool:
     """Whether :func:`visible_text` of ``blocks`` is not empty, without building it."""
-    for block in _blocks(blocks):
-        kind = block.get("type")
-        if kind == "image" or (kind == "text" and _text_of(block).strip(JS_SPACE)):
-            return True
+    if not isinstance(blocks, list | tuple):
+        return False
+    for block in blocks:  # no filtered copy first: the first text block usually decides
+        if type(block) is dict or isinstance(block, Mapping):
+            kind = block.get("type")
+            if kind == "image" or (kind == "text" and _text_of(block).strip(JS_SPACE)):
+                return True
     return False
 
 
