@@ -229,20 +229,21 @@ def summary(comparisons: Sequence[tuple[str, Comparison]]) -> bool:
 
 
 class TaskClock(trio.abc.Instrument):
-    """A trio instrument: CPU seconds spent in the steps of tasks named ``name``
-    (background work that runs whenever the scheduler lets it)."""
+    """A trio instrument: CPU seconds spent in the steps of tasks whose name
+    starts with ``prefix`` (background work that runs whenever the scheduler
+    lets it)."""
 
-    def __init__(self, name: str) -> None:
-        self.name = name
+    def __init__(self, prefix: str) -> None:
+        self.prefix = prefix
         self.cpu = 0.0
         self._started = 0.0
 
     def before_task_step(self, task: trio.lowlevel.Task) -> None:
-        if task.name == self.name:
+        if task.name.startswith(self.prefix):
             self._started = time.process_time()
 
     def after_task_step(self, task: trio.lowlevel.Task) -> None:
-        if task.name == self.name:
+        if task.name.startswith(self.prefix):
             self.cpu += time.process_time() - self._started
 
 

@@ -21,17 +21,17 @@ answer) and so one review; the relay's follow-up turn is a plain answer.
 
 * ``after resume`` — what Shadow Mind spends on the first cycle after a fresh
   host resumed the session (``--resumes`` fresh hosts per size): the cycle
-  itself (turn end to relay) **plus the resume's own Shadow Mind work**, the
-  background projection of the resumed log
-  (``shadow_mind_plugin/runtime/priming.py``), wherever it ran. That task
-  mostly runs during the root's first turn, outside the turn-end-to-relay
-  window, so a sample without it flattered the resume; a trio instrument
-  adds the CPU of every step of that task outside the window. The harness's
+  itself (turn end to relay) **plus the resume's own Shadow Mind work**: a
+  trio instrument adds the CPU of the plugin's background tasks
+  (``shadow-mind:*``) since the resume that ran outside the window. Nothing
+  projects the resumed log at resume: the first review projects it from its
+  end (``projection_tail.py``) and its checks read the turn and the person's
+  earlier words, the rest only if a check asks (``checks/view.py``). The harness's
   own part of the resume (``host.agents.resume``: reading and validating the
   log, deriving the history) is timed too and shown beside it, as
   ``resume (host)``: it is the same with or without Shadow Mind and belongs
   to the session store, so it is not in the ratio.
-* ``warm`` — the following ``--warm`` cycles on the same host (no priming).
+* ``warm`` — the following ``--warm`` cycles on the same host.
 
 Like for like: every size runs exactly the same cycle, definition, settings
 (``resultBatchWindowMs: 0``) and scripted replies; only the session behind it
@@ -45,8 +45,8 @@ never waits for anything but itself); wall seconds alongside (they include
 the fsync of the child's log at its turn end; ``--dir /dev/shm`` takes the
 fsyncs out).
 
-Targets: warm at 100k within 2x of warm at 1k; after resume (priming
-included) within 3x of warm at the same size. Run::
+Targets: warm at 100k within 2x of warm at 1k; after resume (the resume's
+Shadow Mind work included) within 3x of warm at the same size. Run::
 
     python bench/review_cycle.py [--sizes 1000,10000,100000,300000] [--warm 7] [--resumes 3] [--quick] [--profile SIZE]
 """
@@ -84,8 +84,7 @@ WARM_TARGET = 2.0
 RESUME_TARGET = 3.0
 ROOT_ID = "bench-root"
 RELAY_KIND = "shadow-report"
-#: the runtime's background projection of a resumed log
-PRIMING_TASK = "shadow-mind:prime-projection"
+PLUGIN_TASKS = "shadow-mind:"  # the plugin's background tasks (trio task names)
 
 SCRIPT = """
 models:
@@ -140,26 +139,26 @@ class CycleAdapter(RoutedAdapter):
 
 
 class Stopwatch:
-    """Timestamps the root's tool-turn end and the relay's insertion; a
-    sample's CPU leaves out priming steps inside the window (``priming`` adds
-    all of them once, for the first cycle after a resume)."""
+    """Timestamps the root's tool-turn end and the relay's insertion; also
+    keeps how much of the plugin tasks' CPU fell inside each window."""
 
-    def __init__(self, priming: TaskClock) -> None:
-        self.priming = priming
+    def __init__(self, tasks: TaskClock) -> None:
+        self.tasks = tasks
         self.turn_end: tuple[float, float, float] | None = None
         self.samples: list[tuple[float, float]] = []
+        self.inside: list[float] = []
 
     @hookimpl
     def dsh_session_event(self, session: Any, event: Any) -> None:
         if event.type == "turn/end" and session.id == ROOT_ID and self.turn_end is None:
-            self.turn_end = (time.perf_counter(), time.process_time(), self.priming.cpu)
+            self.turn_end = (time.perf_counter(), time.process_time(), self.tasks.cpu)
 
     @hookimpl
     def dsh_agent_inbox(self, agent: Any, change: str, message: Any) -> None:
         if change == "inserted" and agent.id == ROOT_ID and message.source_kind == RELAY_KIND and self.turn_end:
-            wall, cpu, primed = self.turn_end
-            inside = self.priming.cpu - primed
-            self.samples.append((time.perf_counter() - wall, time.process_time() - cpu - inside))
+            wall, cpu, tasks = self.turn_end
+            self.inside.append(self.tasks.cpu - tasks)
+            self.samples.append((time.perf_counter() - wall, time.process_time() - cpu))
 
 
 def sprinkle(text: str, rng: random.Random, share: float) -> str:
@@ -203,11 +202,11 @@ async def one_host(
 ) -> tuple[list[tuple[float, float]], list[int], str, tuple[float, float]]:
     """Resume the session on a fresh host and run ``cycles`` review cycles
     (``profiler``: enabled for the warm ones). The first sample includes the
-    priming task's CPU; also returns (resume CPU, priming CPU)."""
+    plugin tasks' CPU outside its window; also returns (resume CPU, that CPU)."""
     adapter = CycleAdapter.from_text(SCRIPT.format(window=window), source="<bench>")
     assert isinstance(adapter, CycleAdapter)
-    priming = TaskClock(PRIMING_TASK)
-    watch = Stopwatch(priming)
+    tasks = TaskClock(PLUGIN_TASKS)
+    watch = Stopwatch(tasks)
     rows = [
         ProfileRow(id="shadow-mind-runtime", name="shadow-mind-runtime", config={"resultBatchWindowMs": 0}, layer="bench"),
         ProfileRow(id="tool-shadow-mind", name="tool-shadow-mind", layer="bench"),
@@ -216,6 +215,7 @@ async def one_host(
         ProfileRow(id="compaction", name="compaction", config={"enabled": False}, layer="bench"),
     ]
     prompt_chars: list[int] = []
+    outside = 0.0  # the plugin tasks' CPU outside the first window
     async with open_host(
         rows=rows,
         dsh_home=home,
@@ -225,12 +225,12 @@ async def one_host(
         environ={},
         logger=logging.getLogger("bench-host"),
     ) as host:
-        trio.lowlevel.add_instrument(priming)
+        trio.lowlevel.add_instrument(tasks)
         if profiler is not None and profile_first:
             profiler.enable()
         resumed = time.process_time()
         handle = await host.agents.resume(ROOT_ID, agent_options=AgentOptions(provider="scripted", model="m"))
-        resumed = time.process_time() - resumed - priming.cpu
+        resumed = time.process_time() - resumed - tasks.cpu
         agent = handle.agent
         runtime = runtime_for(host)
         assert runtime is not None
@@ -260,14 +260,14 @@ async def one_host(
                 state = runtime.owners.get(agent.id)
                 last = runtime.controls.status(agent).get("last_run") if state else None
                 raise SystemExit(f"cycle {number}: no relay reached the root (last run: {last})")
-            if number == 0:  # the priming task is done by now (the cycle waited for background work)
-                wall, cpu = watch.samples[0]
-                watch.samples[0] = (wall, cpu + priming.cpu)
+            if number == 0:  # the resume's background work is done by now (the cycle waited for it)
+                outside = tasks.cpu - watch.inside[0]
+                watch.samples[0] = (watch.samples[0][0], watch.samples[0][1] + outside)
         if profiler is not None:
             profiler.disable()
-        trio.lowlevel.remove_instrument(priming)
+        trio.lowlevel.remove_instrument(tasks)
         await handle.dispose()
-    return watch.samples, prompt_chars, adapter.last_prompt, (resumed, priming.cpu)
+    return watch.samples, prompt_chars, adapter.last_prompt, (resumed, outside)
 
 
 def median(values: list[float]) -> float:
@@ -285,15 +285,15 @@ async def measure_size(root: Path, size: int, args: argparse.Namespace) -> dict[
     warm: list[tuple[float, float]] = []
     chars: list[int] = []
     host_resume: list[float] = []
-    primed: list[float] = []
+    outside: list[float] = []
     prompt = ""
     for _ in range(args.resumes):
-        samples, prompt_chars, prompt, (resumed, priming) = await one_host(home, work, args.window, args.warm + 1)
+        samples, prompt_chars, prompt, (resumed, tasks) = await one_host(home, work, args.window, args.warm + 1)
         resume.append(samples[0])
         warm.extend(samples[1:])
         chars.extend(prompt_chars)
         host_resume.append(resumed)
-        primed.append(priming)
+        outside.append(tasks)
     return {
         "size": size,
         "events": events,
@@ -301,7 +301,7 @@ async def measure_size(root: Path, size: int, args: argparse.Namespace) -> dict[
         "resume": resume,
         "warm": warm,
         "host_resume": host_resume,
-        "priming": primed,
+        "outside": outside,
         "prompt_chars": chars[-1] if chars else 0,
         "prompt_tokens": estimate_tokens(prompt),
     }
@@ -313,7 +313,7 @@ def report(rows: list[dict[str, Any]], window: int) -> None:
     base_warm = median([c for _, c in base["warm"]])
     print(
         f"\n{'events':>9} {'warm cpu':>10} {'(wall)':>10} {'vs smallest':>11} {'spread':>7} {'resume cpu':>11} {'(wall)':>10}"
-        f" {'resume/warm':>11} {'(priming)':>10} {'resume (host)':>14} {'prompt chars':>13} {'~tokens':>8} {'of budget':>10}"
+        f" {'resume/warm':>11} {'(outside)':>10} {'resume (host)':>14} {'prompt chars':>13} {'~tokens':>8} {'of budget':>10}"
     )
     for row in rows:
         warm_wall = median([w for w, _ in row["warm"]])
@@ -326,11 +326,11 @@ def report(rows: list[dict[str, Any]], window: int) -> None:
         print(
             f"{row['events']:>9,} {fmt_seconds(warm_cpu):>10} {fmt_seconds(warm_wall):>10} {warm_cpu / base_warm:>10.2f}x"
             f" {spread * 100:>6.0f}% {fmt_seconds(resume_cpu):>11} {fmt_seconds(resume_wall):>10} {resume_cpu / warm_cpu:>10.2f}x"
-            f" {fmt_seconds(median(row['priming'])):>10} {fmt_seconds(median(row['host_resume'])):>14}"
+            f" {fmt_seconds(median(row['outside'])):>10} {fmt_seconds(median(row['host_resume'])):>14}"
             f" {row['prompt_chars']:>13,} {row['prompt_tokens']:>8,} {share * 100:>9.1f}%"
         )
     print(f"\n(reviewer model window {window:,} tokens; prompt budget {budget:,} tokens: shadow_mind_plugin.prompt.window_token_budget)")
-    print("(resume cpu: the first cycle plus the priming task's CPU; resume (host): host.agents.resume without priming)")
+    print("(resume cpu: the first cycle plus the plugin tasks' CPU outside it (outside); resume (host): host.agents.resume)")
     print("summary (CPU time)")
     for row in rows[1:]:
         ratio = median([c for _, c in row["warm"]]) / base_warm
@@ -384,7 +384,7 @@ def main() -> None:
     parser.add_argument("--non-ascii", type=float, default=0.02, help="share of non-ASCII words in messages")
     parser.add_argument("--window", type=int, default=128_000, help="the reviewer model's context window (tokens)")
     parser.add_argument("--dir", default=None, help="parent of the temporary DSH_HOME (e.g. /dev/shm)")
-    parser.add_argument("--quick", action="store_true", help="sizes 1000,5000 (primed in the background), 1 resume x (1 + 2 warm)")
+    parser.add_argument("--quick", action="store_true", help="sizes 1000,5000 (projected from its end), 1 resume x (1 + 2 warm)")
     parser.add_argument("--profile", type=int, default=0, metavar="SIZE", help="cProfile the warm cycles at one size instead")
     parser.add_argument("--profile-resume", action="store_true", help="with --profile: the first cycle after resume")
     args = parser.parse_args()

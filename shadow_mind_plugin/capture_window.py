@@ -22,6 +22,12 @@ def kept_summary(events: Sequence[SessionEvent], boundary_index: int) -> int | N
     """The seq of the summary that stands for everything before the boundary at
     ``events[boundary_index]``: the newest one of the boundary's compaction (it
     summarised the previous summary too), else the newest one before it."""
+    index = kept_summary_index(events, boundary_index)
+    return None if index is None else events[index].seq
+
+
+def kept_summary_index(events: Sequence[SessionEvent], boundary_index: int) -> int | None:
+    """The index of :func:`kept_summary`'s event."""
     end = events[boundary_index].data
     wanted = end.get("compaction_id") if isinstance(end, Mapping) else None
     newest: int | None = None
@@ -30,10 +36,10 @@ def kept_summary(events: Sequence[SessionEvent], boundary_index: int) -> int | N
         if event.type != EventTypes.COMPACTION_SUMMARY:
             continue
         if newest is None:
-            newest = event.seq
+            newest = index
         data = event.data
         if wanted is None or (isinstance(data, Mapping) and data.get("compaction_id") == wanted):
-            return event.seq
+            return index
     return newest
 
 

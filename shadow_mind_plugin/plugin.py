@@ -98,11 +98,6 @@ class ShadowMindRuntimePlugin:
             self.runtime.on_agent_idle(agent)  # roots only: a child has no owner state
 
     @hookimpl
-    def dsh_agent_created(self, agent: Agent) -> None:
-        if self.runtime is not None and agent.is_root:
-            self.runtime.on_agent_created(agent)
-
-    @hookimpl
     def dsh_agent_disposed(self, agent: Agent) -> None:
         if self.runtime is not None and agent.is_root:
             self.runtime.on_agent_disposed(agent)

@@ -71,8 +71,25 @@ class RenderedLog:
         return Projection.of_log(self, len(self.entries))
 
 
-class EntriesView(Sequence[Entry]):
-    """The first ``count`` entries of a log, read-only; compares and slices like a tuple."""
+class EntrySequence(Sequence[Entry]):
+    """Entries, read-only; compares and hashes like the tuple it stands for."""
+
+    __slots__ = ()
+
+    def __eq__(self, other: object) -> bool:
+        if isinstance(other, EntrySequence | tuple | list):
+            return len(other) == len(self) and all(a == b for a, b in zip(self, other, strict=True))
+        return NotImplemented
+
+    def __hash__(self) -> int:
+        return hash(tuple(self))
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}({tuple(self)!r})"
+
+
+class EntriesView(EntrySequence):
+    """The first ``count`` entries of a log; slices like a tuple."""
 
     __slots__ = ("_items", "_count")
 
@@ -103,17 +120,6 @@ class EntriesView(Sequence[Entry]):
 
     def __reversed__(self) -> Iterator[Entry]:
         return (self._items[i] for i in range(self._count - 1, -1, -1))
-
-    def __eq__(self, other: object) -> bool:
-        if isinstance(other, EntriesView | tuple | list):
-            return len(other) == self._count and all(a == b for a, b in zip(self, other, strict=True))
-        return NotImplemented
-
-    def __hash__(self) -> int:
-        return hash(tuple(self))
-
-    def __repr__(self) -> str:
-        return f"EntriesView({tuple(self)!r})"
 
 
 class SeqsView(AbstractSet[int]):
@@ -172,11 +178,11 @@ class Projection:
         return self
 
     @property
-    def entries(self) -> EntriesView:
+    def entries(self) -> EntrySequence:
         return EntriesView(self._log.entries, self._count)
 
     @property
-    def seqs(self) -> SeqsView:
+    def seqs(self) -> AbstractSet[int]:
         return SeqsView(self._log, self._count)
 
     @property

@@ -8,7 +8,7 @@ request phrased any plausible way silences the check.
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Mapping
+from collections.abc import Callable
 from typing import Final
 
 from ..vocabulary import Verdict
@@ -33,7 +33,7 @@ def unrequested_destructive(view: SessionView) -> list[CheckFinding]:
     for action in view.in_window():
         if not action.shape.command or not action.ran:
             continue
-        found = destruction(action.shape.command, made=_made_before(view.made, action.call_seq))
+        found = destruction(action.shape.command, made=_made_before(view, action.call_seq))
         if found is None:
             continue
         kind, shown = found
@@ -55,6 +55,7 @@ def unrequested_destructive(view: SessionView) -> list[CheckFinding]:
     return out
 
 
-def _made_before(made: Mapping[str, int], seq: int) -> Callable[[str], bool]:
-    """Whether the session created a basename before ``seq`` (deleting it is cleanup)."""
-    return lambda name: made.get(name, seq) < seq
+def _made_before(view: SessionView, seq: int) -> Callable[[str], bool]:
+    """Whether the session created a basename before ``seq`` (deleting it is cleanup);
+    the session's history is read only when a delete asks."""
+    return lambda name: view.made.get(name, seq) < seq

@@ -26,8 +26,26 @@ _LEAVE: Final = re.compile(
 _OFF_LIMITS: Final = re.compile(r"\s+(?:is|are)\s+(?:off-limits|off limits|read-only|frozen)\b", re.IGNORECASE)
 
 
+#: every pattern above needs one of these words: a message without them is not scanned three times
+_WORDS: Final = r"do not|don't|dont|never|without|leave|off.limits|read-only|frozen"
+_MAYBE: Final = re.compile(_WORDS, re.IGNORECASE)
+_MAYBE_LOWER: Final = re.compile(_WORDS)  # on lowered text: ~8x faster than ignoring case
+#: characters that ignore-case matching equates with an ASCII letter but lower() does not map to it
+_FOLDS_TO_ASCII: Final = frozenset("\u017f\u212a\u0130\u0131")
+
+
+def _maybe(text: str) -> bool:
+    if not text.isascii() and not _FOLDS_TO_ASCII.isdisjoint(text):
+        return _MAYBE.search(text) is not None
+    return _MAYBE_LOWER.search(text.lower()) is not None
+
+
 def protected_in(text: str) -> list[str]:
     """The targets one message forbids touching."""
+    return _scan(text) if _maybe(text) else []
+
+
+def _scan(text: str) -> list[str]:
     raw = [m.group(1) for pattern in (_FORBID, _LEAVE) for m in pattern.finditer(text)]
     for match in _OFF_LIMITS.finditer(text):
         before = text[: match.start()].split()

@@ -9,24 +9,23 @@ pays only for the events appended since (:meth:`ViewBuilder.extend`).
 from __future__ import annotations
 
 import re
-from bisect import bisect_left, bisect_right
-from collections.abc import Mapping, Sequence
-from operator import attrgetter
+from bisect import bisect_left
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any, Final
 
 import attrs
 
 from hookspecs.values import EventTypes, SessionEvent
 
-from ..projection import visible_text
-from .protect import protected_in
+from ..event_render import visible_text
+from ..projection_tail import stop_index
+from .people import Earlier, People, Said, earlier_people, last_person_index, protect, unlifted, user_message
 from .shell import made_directories
 from .tools import CallShape, ToolKind, basename, shape_of, write_created
 
-_SEQ: Final = attrgetter("seq")
+#: a log at least this long, seen first, is fed from the last person message
+WINDOW_FROM: Final = 2_000
 _EXIT: Final = re.compile(r"(?:exit code:?|exited with code)\s*(-?\d+)", re.IGNORECASE)
-#: the person's own messages; relays, hooks, delegations and checkpoints are not
-PERSON: Final = "user"
 
 
 @attrs.frozen(kw_only=True)
@@ -74,55 +73,104 @@ _NOT_RUN: Final = frozenset({"DENIED", "NOT_APPROVED", "ABORTED_BEFORE_DISPATCH"
 
 
 @attrs.frozen(kw_only=True)
-class Said:
-    seq: int
-    text: str
-
-
-@attrs.frozen(kw_only=True)
-class SessionView:
-    """Everything through the watermark. ``window`` is the seq of the last real
-    user message (-1: none): the claim checks look at what came after it."""
+class History:
+    """What some checks ask of the whole session through the watermark."""
 
     actions: tuple[Action, ...]
-    people: tuple[Said, ...]
-    answers: tuple[Said, ...]
-    window: int
-    #: ``(target, message)``: what the person said not to touch and has not lifted since
-    protected: tuple[tuple[str, Said], ...]
     #: basename -> seq of the first call that created it (a file, its directory, a ``mkdir``)
     made: Mapping[str, int]
     corpus: str
     corpus_ends: tuple[int, ...]
     corpus_seqs: tuple[int, ...]
 
+
+class SessionView:
+    """Everything through the watermark. ``window`` is the seq of the last real
+    user message (-1: none): the claim checks look at what came after it. The
+    person's messages and the whole history are read when a check asks."""
+
+    __slots__ = ("window", "answers", "_recent", "_people", "_history")
+
+    def __init__(
+        self,
+        *,
+        window: int,
+        answers: tuple[Said, ...],
+        recent: tuple[Action, ...],
+        people: Callable[[], People],
+        history: Callable[[], History],
+    ) -> None:
+        self.window, self.answers, self._recent = window, answers, recent
+        self._people: Callable[[], People] | People = people
+        self._history: Callable[[], History] | History = history
+
+    def _people_now(self) -> People:
+        if callable(self._people):
+            self._people = self._people()
+        return self._people
+
+    def history(self) -> History:
+        if callable(self._history):
+            self._history = self._history()
+        return self._history
+
+    @property
+    def people(self) -> tuple[Said, ...]:
+        return self._people_now()[0]
+
+    @property
+    def protected(self) -> tuple[tuple[str, Said], ...]:
+        return self._people_now()[1]
+
+    @property
+    def actions(self) -> tuple[Action, ...]:
+        return self.history().actions
+
+    @property
+    def made(self) -> Mapping[str, int]:
+        return self.history().made
+
     def in_window(self) -> tuple[Action, ...]:
-        start = bisect_left(self.actions, self.window + 1, key=lambda a: a.call_seq)
-        return self.actions[start:]
+        return self._recent
 
     def answer(self) -> Said | None:
         """The final answer: the turn's last assistant text after its last tool call."""
         if not self.answers or self.answers[-1].seq <= self.window:
             return None
         last = self.answers[-1]
-        if self.actions and self.actions[-1].call_seq > last.seq:
+        # the newest action is the window's newest, or older than the window (and the answer)
+        if self._recent and self._recent[-1].call_seq > last.seq:
             return None
         return last
 
     def shown_before(self, needle: str, seq: int) -> bool:
         """Whether tool arguments or output, a user message or a summary before
         ``seq`` contain ``needle``."""
-        index = bisect_left(self.corpus_seqs, seq)
-        return index > 0 and self.corpus.find(needle, 0, self.corpus_ends[index - 1]) >= 0
+        history = self.history()
+        index = bisect_left(history.corpus_seqs, seq)
+        return index > 0 and history.corpus.find(needle, 0, history.corpus_ends[index - 1]) >= 0
+
+    def _key(self) -> tuple[Any, ...]:
+        return (self.window, self.answer(), self._recent, self._people_now(), self.history())
+
+    def __eq__(self, other: object) -> bool:
+        return self._key() == other._key() if isinstance(other, SessionView) else NotImplemented
+
+    __hash__ = None  # type: ignore[assignment]
 
 
 class ViewBuilder:
     """Feeds events in order; :meth:`view` is a snapshot of what was fed.
 
     :meth:`extend` with the same growing log feeds only the new events; a
-    different log, or a lower watermark, starts over (as the projector does)."""
+    different log, or a lower watermark, starts over (as the projector does).
+    A log of ``window_from`` events or more seen first is fed from the last
+    person message on; what came before is read when a view's check asks:
+    the person's messages alone (:func:`earlier_people`), or everything
+    (the builder then feeds the whole log, as if it had from the start)."""
 
-    def __init__(self) -> None:
+    def __init__(self, *, window_from: int = WINDOW_FROM) -> None:
+        self.window_from = window_from
         self._reset()
 
     def _reset(self) -> None:
@@ -142,18 +190,25 @@ class ViewBuilder:
         self._joined = ""
         self._joined_count = 0
         self.consumed = 0
+        self._events: Sequence[SessionEvent] = ()
+        #: events[:skipped] were not fed, and the person's messages among them when read
+        self.skipped = 0
+        self._earlier: tuple[int, Earlier] | None = None
 
     def extend(self, events: Sequence[SessionEvent], watermark: int) -> None:
         """Feed the events after those already fed, through ``watermark``."""
         if watermark < self._watermark or not self._continues(events):
             self._reset()
         self._watermark = watermark
+        self._events = events
         start = self.consumed
-        # seqs ascend: the stop by binary search, then one slice (a session's
+        # seqs ascend: the stop searched from the end, then one slice (a session's
         # events are a view whose item lookup is Python code)
-        stop = bisect_right(events, watermark, lo=start, key=_SEQ)
+        stop = stop_index(events, watermark, start)
         if stop == start:
             return
+        if start == 0 and stop >= self.window_from:
+            start = self.skipped = last_person_index(events, stop)
         feed = self.feed
         for event in events[start:stop]:
             if event.type in _READ_KINDS:
@@ -179,14 +234,11 @@ class ViewBuilder:
         elif kind == EventTypes.TOOL_RESULT:
             self._result(event.seq, data)
         elif kind == EventTypes.USER_MESSAGE:
-            message = _message(data)
-            text = visible_text(message.get("content"))
-            source = message.get("source")
-            if text and isinstance(source, Mapping) and source.get("kind") == PERSON:
-                said = Said(seq=event.seq, text=text)
+            text, said = user_message(event.seq, data)
+            if said is not None:
                 self._people.append(said)
                 self._window = event.seq
-                self._protect(said)
+                protect(self._protected, said)
             self._note(event.seq, text)
         elif kind == EventTypes.ASSISTANT_MESSAGE:
             text = visible_text(_message(data).get("content"))
@@ -197,28 +249,52 @@ class ViewBuilder:
             self._note(event.seq, summary if isinstance(summary, str) else visible_text(summary))
 
     def view(self) -> SessionView:
+        start = bisect_left(self._actions, self._window + 1, key=lambda a: a.call_seq)
+        recent, answers = tuple(self._actions[start:]), tuple(self._answers[-1:])
+        if not self.skipped:
+            history = self._history()
+            said = (tuple(self._people), unlifted(self._protected))
+            return SessionView(window=self._window, answers=answers, recent=recent, people=lambda: said, history=lambda: history)
+        own, consumed, events, watermark = tuple(self._people), self.consumed, self._events, self._watermark
+        skipped = self.skipped
+
+        def people_then() -> People:
+            if self._earlier is None or self._earlier[0] != skipped:
+                self._earlier = (skipped, earlier_people(events, skipped))
+            said_before, protected_before = self._earlier[1]
+            protected = dict(protected_before)  # lifted targets too: their place in the order stays
+            for said in own:
+                protect(protected, said)
+            return said_before + own, unlifted(protected)
+
+        def history_then() -> History:
+            if self.consumed != consumed or self._events is not events:  # fed more since: this view's own
+                return view_of(events, watermark).history()
+            self._feed_skipped()
+            return self._history()
+
+        return SessionView(window=self._window, answers=answers, recent=recent, people=people_then, history=history_then)
+
+    def _history(self) -> History:
         if self._joined_count != len(self._parts):
             self._joined += "".join(self._parts[self._joined_count :])
             self._joined_count = len(self._parts)
-        return SessionView(
+        return History(
             actions=tuple(self._actions),
-            people=tuple(self._people),
-            answers=tuple(self._answers),
-            window=self._window,
-            protected=tuple((target, said) for target, (on, said) in self._protected.items() if on),
             made=dict(self._made),
             corpus=self._joined,
             corpus_ends=tuple(self._ends),
             corpus_seqs=tuple(self._seqs),
         )
 
-    def _protect(self, said: Said) -> None:
-        named = set(protected_in(said.text))
-        for target in named:
-            self._protected[target] = (True, said)
-        for target in self._protected.keys() - named:
-            if target in said.text:
-                self._protected[target] = (False, said)  # named again without the prohibition: lifted
+    def _feed_skipped(self) -> None:
+        """Feed the whole log through what was fed: the state of a builder that never skipped."""
+        events, consumed, watermark, last = self._events, self.consumed, self._watermark, self._last
+        self._reset()
+        feed = self.feed
+        for event in events[:consumed]:
+            feed(event)
+        self._events, self.consumed, self._watermark, self._last = events, consumed, watermark, last
 
     def _make(self, seq: int, shape: CallShape) -> None:
         names = {basename(p.rstrip("/").rsplit("/", 1)[0]) for p in shape.paths if "/" in p}

@@ -12,7 +12,6 @@ import trio
 from ..core.owner import OwnerState
 from ..core.records import Cancellation
 from ..run.run_state import RunState
-from .priming import ProjectionPrimer
 
 if TYPE_CHECKING:
     from hookspecs.protocols import Agent
@@ -38,10 +37,8 @@ class Owners:
         output: OutputStage,
         coordination: CoordinationStage,
         governance: GovernanceStage,
-        primer: ProjectionPrimer,
     ) -> None:
         self._ctx = ctx
-        self._primer = primer
         self._budget = budget
         self._trigger = trigger
         self._run = run
@@ -58,12 +55,11 @@ class Owners:
             # being released; the new agent gets its own
             state = None
         if state is None and create and not self._ctx.stopped:
-            projector = self._primer.take(agent)
             state = OwnerState(
                 root=agent,
                 trigger=self._budget.load(agent.id, agent.session.events),
                 output=self._output.new_state(),
-                run=RunState() if projector is None else RunState(projector=projector),
+                run=RunState(),
             )
             self.states[agent.id] = state
         return state

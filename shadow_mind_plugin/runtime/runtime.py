@@ -32,7 +32,6 @@ from ..trigger.trigger_stage import TriggerStage
 from ..vocabulary import PROVIDER_NAME, REPORT_SOURCE_KIND, CancellationSource, ReasonCode
 from .controls import Controls
 from .owners import Owners
-from .priming import ProjectionPrimer
 
 if TYPE_CHECKING:
     from collections.abc import Callable, Sequence
@@ -71,7 +70,6 @@ class ShadowRuntime:
             review=self.coordination,
             relays=self.output,
         )
-        self.primer = ProjectionPrimer(self.ctx)
         self._owners = Owners(
             self.ctx,
             budget=self.budget,
@@ -80,7 +78,6 @@ class ShadowRuntime:
             output=self.output,
             coordination=self.coordination,
             governance=self.governance,
-            primer=self.primer,
         )
         self.controls = Controls(
             self.ctx, owners=self._owners, trigger=self.trigger, run=self.run, budget=self.budget, governance=self.governance
@@ -212,11 +209,7 @@ class ShadowRuntime:
         if state is not None and state.root is agent and not self.ctx.stopped:
             self.cancel_owner(state, ReasonCode.USER_CANCELLED, CancellationSource.USER_INPUT)
 
-    def on_agent_created(self, agent: Agent) -> None:
-        self.primer.start(agent)
-
     def on_agent_disposed(self, agent: Agent) -> None:
-        self.primer.forget(agent)
         state = self.owners.get(agent.id)
         if state is None or state.root is not agent:
             return

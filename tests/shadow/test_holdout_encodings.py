@@ -9,8 +9,8 @@ import json
 from hypothesis import given
 from hypothesis import strategies as st
 
+from shadow_mind_plugin.event_render import _arguments_text
 from shadow_mind_plugin.governance.holdout import REDACTED_HOLDOUT, contains_literal, encodings, redact
-from shadow_mind_plugin.projection import _arguments_text
 
 LITERAL = st.text(alphabet=st.sampled_from('AB9"\\\n\t/秘é'), min_size=3, max_size=10).map(lambda s: "HK" + s)
 

@@ -5,12 +5,13 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from harness.transcripts.reader import import_transcript
 from hookspecs.values import SessionEvent
-from shadow_mind_plugin.checks import ViewBuilder, check_session, run_checks, validate, view_of
+from shadow_mind_plugin.checks import ViewBuilder, check_session, protect, run_checks, validate, view_of
+from shadow_mind_plugin.checks.protect import protected_in
 from shadow_mind_plugin.checks.tools import ToolKind, shape_of
 from shadow_mind_plugin.projection import project
 
@@ -152,3 +153,93 @@ def test_a_different_log_or_a_lower_watermark_starts_the_view_over() -> None:
     assert builder.view() == view_of(other, other[-1].seq)
     builder.extend(other, 2)
     assert builder.view() == view_of(other, 2)
+
+
+_PEOPLE = st.sampled_from(
+    [
+        "Fix it",
+        "Don't touch `tests/`",
+        "Please delete build",
+        "Explain",
+        "Leave config.yml alone",
+        "Change config.yml now",
+    ]
+)
+_WINDOWED_STEPS = st.one_of(_STEPS, st.builds(User, _PEOPLE))
+
+
+@settings(max_examples=150, deadline=None)
+@given(
+    st.lists(_WINDOWED_STEPS, min_size=1, max_size=16), st.lists(st.integers(0, 200), min_size=1, max_size=4), st.data()
+)
+def test_a_view_fed_from_the_last_person_message_checks_as_a_whole_one(
+    steps: list[Step], cuts: list[int], data: st.DataObject
+) -> None:
+    """A long log seen first is fed from its last person message; the people
+    before it are read alone, the rest only when a check asks (issue 20, 8a)."""
+    events = HostLog().render([User("Start"), *steps])
+    windowed = ViewBuilder(window_from=0)
+    for cut in sorted(cuts):
+        watermark = events[min(cut, len(events) - 1)].seq
+        windowed.extend(events, watermark)
+        whole = view_of(events, watermark)
+        shown = set(project(events, watermark).seqs)
+        kept = data.draw(st.integers(min_value=0, max_value=len(shown)))
+        allowlist = set(sorted(shown)[len(shown) - kept :])
+        view = windowed.view()
+        assert run_checks(view, allowlist) == run_checks(whole, allowlist)
+        assert (view.people, view.protected, view.window, view.in_window()) == (
+            whole.people,
+            whole.protected,
+            whole.window,
+            whole.in_window(),
+        )
+        assert view == whole
+
+
+def test_a_long_log_reads_only_the_person_s_words_before_the_turn_unless_a_check_asks() -> None:
+    history = [step for n in range(300) for step in (User(f"Explain {n}"), Read("src/app.py"), Answer("Read."))]
+    turn = [User("Check it"), Read("tests/test_app.py"), Shell("pytest -q", 1), Answer("All tests pass.")]
+    events = HostLog().render([User("Don't touch `tests/`"), *history, *turn])
+    whole = view_of(events, events[-1].seq)
+    builder = ViewBuilder()
+    builder.extend(events, events[-1].seq)
+    skipped = builder.skipped
+    assert skipped > len(events) - 20  # fed from the last person message
+    view = builder.view()
+    assert (
+        [f.kind.value for f in run_checks(view)] == ["unverified-success"] == [f.kind.value for f in run_checks(whole)]
+    )
+    assert view.protected == whole.protected and builder.skipped == skipped  # the person's words, read alone
+    assert view.actions == whole.actions  # asked: the whole history, fed as if from the start
+    assert builder.skipped == 0 and builder.consumed == len(events)
+    assert builder.view() == whole
+
+
+def test_a_target_lifted_before_the_turn_and_protected_again_keeps_its_place() -> None:
+    words = ["Leave config.yml alone", "Don't touch `tests/`", "Change config.yml now", "Leave config.yml alone"]
+    events = HostLog().render([*(User(w) for w in words), Read("a.py"), Answer("Read.")])
+    builder = ViewBuilder(window_from=0)
+    builder.extend(events, events[-1].seq)
+    assert builder.skipped
+    assert (
+        [t for t, _ in builder.view().protected]
+        == ["config.yml", "tests/"]
+        == [t for t, _ in view_of(events, events[-1].seq).protected]
+    )
+
+
+_WORDS = st.sampled_from(
+    ["Do not", "don't", "DONT", "never", "without", "Leave", "leave the file", "touch", "edit", "modifying", "alone"]
+    + ["unchanged", "is", "are", "off-limits", "off limits", "Read-only", "frozen", "`tests/`", "src/app.py", "the"]
+    # ignore-case matching equates these with ASCII letters; lower() does not
+    + ["off-limit\u017f", "w\u0131thout", "\u0130gnore", "\u212a", "DON\u2019T", "d\u00e9j\u00e0", "NEVER"]
+)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(_WORDS, max_size=8).map(" ".join))
+@example("src/app.py is off-limit\u017f")
+@example("w\u0131thout editing `tests/`")
+def test_the_quick_word_check_before_the_protection_patterns_changes_no_answer(text: str) -> None:
+    assert protected_in(text) == protect._scan(text)
