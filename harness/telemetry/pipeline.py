@@ -42,9 +42,12 @@ class ExportCounts:
         self._logger = logger
         self.ok: dict[str, int] = {"spans": 0, "events": 0}
         self.failed: dict[str, int] = {"spans": 0, "events": 0}
+        #: the threads exports ran in (never the event loop's)
+        self.threads: set[int] = set()
 
     def record(self, signal: str, success: bool) -> None:
         with self._lock:
+            self.threads.add(threading.get_ident())
             bucket = self.ok if success else self.failed
             bucket[signal] += 1
             first_failure = not success and self.failed[signal] == 1

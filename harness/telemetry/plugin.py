@@ -51,6 +51,8 @@ class TelemetryPlugin:
         self.config = config or TelemetryConfig()
         self.host: Host | None = None
         self.pipeline: Pipeline | None = None
+        #: batches exported and failed (kept after teardown, for diagnostics and tests)
+        self.counts: Any = None
         self.spans: SpanTracker | None = None
         self._settled = SettledRuns()
         self._unsubscribe: Any = None
@@ -68,6 +70,7 @@ class TelemetryPlugin:
             ) from None
         self.host = host
         self.pipeline = Pipeline(host.logger)
+        self.counts = self.pipeline.counts
         self.spans = SpanTracker(
             self.pipeline.tracer, Content(enabled=self.config.capture_content, max_chars=self.config.max_content_chars)
         )
