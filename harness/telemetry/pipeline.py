@@ -61,6 +61,9 @@ class _CountingSpans(SpanExporter):
         self._closed = False
 
     def export(self, spans: Sequence[ReadableSpan]) -> SpanExportResult:
+        if self._closed:  # dropped at shutdown (the inner exporter would warn about each batch)
+            self._counts.record("spans", False)
+            return SpanExportResult.FAILURE
         try:
             result = self._inner.export(spans)
         except Exception:  # an exporter that raises must not kill the worker thread
@@ -83,6 +86,9 @@ class _CountingEvents(LogRecordExporter):
         self._closed = False
 
     def export(self, batch: Sequence[Any]) -> LogRecordExportResult:
+        if self._closed:
+            self._counts.record("events", False)
+            return LogRecordExportResult.FAILURE
         try:
             result = self._inner.export(batch)
         except Exception:
