@@ -18,39 +18,14 @@ from collections.abc import Mapping
 
 import attrs
 
-#: ``DSH_OTEL=1`` (or ``true``/``yes``/``on``) loads the plugin as a built-in
-ENABLE_ENV = "DSH_OTEL"
-#: the OpenTelemetry switch every SDK honours: ``true`` turns the plugin off
-SDK_DISABLED_ENV = "OTEL_SDK_DISABLED"
-#: the GenAI instrumentations' content switch (``true``: message content is exported, scrubbed)
-CAPTURE_CONTENT_ENV = "OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT"
-#: the registration name of the built-in and the entry point of the profile row
-PLUGIN_NAME = "telemetry"
-
-_TRUE = frozenset({"1", "true", "yes", "on"})
-
-
-def _flag(environ: Mapping[str, str], name: str) -> bool:
-    return environ.get(name, "").strip().lower() in _TRUE
-
-
-@attrs.frozen(kw_only=True)
-class TelemetryConfig:
-    """The ``telemetry`` row's ``config``; everything else comes from ``OTEL_*``."""
-
-    #: ``false`` keeps the row without exporting anything (no hooks, no import)
-    enabled: bool = True
-    #: export message text, tool arguments and tool results (scrubbed, bounded);
-    #: also on when ``OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT=true``
-    capture_content: bool = attrs.field(default=False, alias="captureContent")
-    #: characters kept of each exported text (after scrubbing)
-    max_content_chars: int = attrs.field(
-        default=2000, alias="maxContentChars", validator=attrs.validators.and_(attrs.validators.ge(16), attrs.validators.le(100_000))
-    )
-    #: seconds the host waits at shutdown for the last batches; the rest is dropped
-    shutdown_seconds: float = attrs.field(
-        default=2.0, alias="shutdownSeconds", validator=attrs.validators.and_(attrs.validators.ge(0), attrs.validators.le(30))
-    )
+from .config import (
+    CAPTURE_CONTENT_ENV,
+    ENABLE_ENV,
+    PLUGIN_NAME,
+    SDK_DISABLED_ENV,
+    TelemetryConfig,
+    flag,
+)
 
 
 class TelemetryOff:
@@ -64,9 +39,9 @@ def telemetry_plugin(config: TelemetryConfig | None = None, *, environ: Mapping[
     else :class:`TelemetryOff`. Importing this module imports no OpenTelemetry."""
     env = os.environ if environ is None else environ
     config = config or TelemetryConfig()
-    if not config.enabled or _flag(env, SDK_DISABLED_ENV):
+    if not config.enabled or flag(env, SDK_DISABLED_ENV):
         return TelemetryOff()
-    if _flag(env, CAPTURE_CONTENT_ENV) and not config.capture_content:
+    if flag(env, CAPTURE_CONTENT_ENV) and not config.capture_content:
         config = attrs.evolve(config, captureContent=True)
     from .plugin import TelemetryPlugin
 
@@ -79,7 +54,7 @@ telemetry_plugin.config_schema = TelemetryConfig  # type: ignore[attr-defined]
 def builtin_telemetry(environ: Mapping[str, str], *, has_row: bool) -> list[tuple[str, object]]:
     """The built-in ``telemetry`` plugin when ``DSH_OTEL`` asks for it and no row
     names one; nothing otherwise (the common case costs one dictionary lookup)."""
-    if has_row or not _flag(environ, ENABLE_ENV):
+    if has_row or not flag(environ, ENABLE_ENV):
         return []
     plugin = telemetry_plugin(environ=environ)
     return [] if isinstance(plugin, TelemetryOff) else [(PLUGIN_NAME, plugin)]

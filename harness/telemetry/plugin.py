@@ -20,7 +20,7 @@ from hookspecs import event_types, hookimpl
 from hookspecs.errors import PluginError
 from hookspecs.values import Card, StreamStart
 
-from . import TelemetryConfig
+from .config import TelemetryConfig
 from .evaluations import EVENT_NAME, SHADOW_CARD_KIND, Evaluation, SettledRuns, evolution_evaluation
 
 if TYPE_CHECKING:

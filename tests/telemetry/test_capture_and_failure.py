@@ -131,8 +131,9 @@ def test_the_demo_imports_no_opentelemetry_unless_asked(tmp_path: Path) -> None:
     run, modules = imported_by(tmp_path, "demo", "--json", home=tmp_path / "home-off")
     assert run.returncode == 0, run.stderr.decode()[-2000:]
     assert "shadow_mind_plugin" in modules
-    # the switch itself (harness.telemetry, attrs only) is read; nothing behind it
-    assert not [m for m in modules if m == "opentelemetry" or m.startswith(("opentelemetry.", "harness.telemetry."))]
+    # the switch itself (harness.telemetry and its config: attrs only) is read; nothing behind it
+    exporting = ("opentelemetry.", "harness.telemetry.plugin", "harness.telemetry.spans", "harness.telemetry.pipeline")
+    assert not [m for m in modules if m == "opentelemetry" or m.startswith(exporting)]
 
     with otlp_receiver() as (endpoint, received):
         env = {"DSH_OTEL": "1", "OTEL_EXPORTER_OTLP_ENDPOINT": endpoint, "OTEL_SDK_DISABLED": "false"}
