@@ -144,3 +144,14 @@ def test_the_demo_imports_no_opentelemetry_unless_asked(tmp_path: Path) -> None:
     assert {"invoke_agent root", "invoke_agent shadow:default", "execute_tool read"} <= names
     (evaluation,) = [log["attributes"] for log in logs if log["event_name"] == "gen_ai.evaluation.result"]
     assert evaluation["gen_ai.evaluation.score.label"] == "challenge"
+
+
+def test_the_distribution_declares_the_extra_and_the_entry_point() -> None:
+    from importlib import metadata
+
+    assert "otel" in (metadata.metadata("shadow-mind").get_all("Provides-Extra") or [])
+    requires = metadata.requires("shadow-mind") or []
+    assert any(r.startswith("opentelemetry-sdk") and 'extra == "otel"' in r for r in requires)
+    assert any(r.startswith("opentelemetry-exporter-otlp-proto-http") and 'extra == "otel"' in r for r in requires)
+    (entry,) = [ep for ep in metadata.entry_points(group="dsh.plugins") if ep.name == "telemetry"]
+    assert entry.load() is telemetry_plugin
