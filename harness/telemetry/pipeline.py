@@ -115,9 +115,11 @@ class Pipeline:
         self.counts = ExportCounts(logger)
         self._spans = _CountingSpans(OTLPSpanExporter(), self.counts)
         self._events = _CountingEvents(OTLPLogExporter(), self.counts)
-        self.tracer_provider = TracerProvider(resource=resource)
+        # shutdown_on_exit=False: the host closes them (an atexit hook would keep
+        # every host's providers alive for the life of the process)
+        self.tracer_provider = TracerProvider(resource=resource, shutdown_on_exit=False)
         self.tracer_provider.add_span_processor(BatchSpanProcessor(self._spans))
-        self.logger_provider = LoggerProvider(resource=resource)
+        self.logger_provider = LoggerProvider(resource=resource, shutdown_on_exit=False)
         self.logger_provider.add_log_record_processor(BatchLogRecordProcessor(self._events))
         self.tracer = self.tracer_provider.get_tracer(SCOPE)
         self.events = self.logger_provider.get_logger(SCOPE)

@@ -82,8 +82,9 @@ class TelemetryPlugin:
             self._unsubscribe()
             self._unsubscribe = None
         pipeline, self.pipeline = self.pipeline, None
-        if self.spans is not None:
-            self.spans.close_all()
+        spans, self.spans = self.spans, None
+        if spans is not None:
+            spans.close_all()
         if pipeline is None:
             return
         timeout = self.config.shutdown_seconds
