@@ -7,11 +7,14 @@
   supplies the namespace's base layer.
 * ``compaction`` (entry point; loaded by default the same way): the
   ``compaction`` settings namespace (``docs/compaction.md``).
+* ``telemetry`` (entry point; loaded as a built-in only when ``DSH_OTEL=1``
+  and no row names it): OpenTelemetry export (``docs/telemetry.md``).
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import os
+from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 from hookspecs import hookimpl
@@ -20,6 +23,8 @@ from hookspecs.values import CommandDefinition, CommandInvocation, CommandResult
 from .commands import help_text
 from .compaction.command import COMPACTION_PLUGIN_NAME, CompactionPlugin
 from .loop_settings import AGENT_LOOP_SETTINGS, AgentLoopSettings
+from .telemetry import PLUGIN_NAME as TELEMETRY_PLUGIN_NAME
+from .telemetry import builtin_telemetry
 from .tools.builtin import builtin_tools
 
 if TYPE_CHECKING:
@@ -66,12 +71,15 @@ class AgentLoopPlugin:
         register(AGENT_LOOP_SETTINGS)
 
 
-def builtin_plugins(rows: Sequence[ProfileRow]) -> list[tuple[str, object]]:
-    """The plugins every host loads before the profile's rows: the core, and a
-    default ``agent-loop`` unless the profile configures one."""
+def builtin_plugins(rows: Sequence[ProfileRow], environ: Mapping[str, str] | None = None) -> list[tuple[str, object]]:
+    """The plugins every host loads before the profile's rows: the core, a
+    default ``agent-loop`` unless the profile configures one (``compaction``
+    likewise), and ``telemetry`` when ``DSH_OTEL=1`` and no row names it."""
     builtins: list[tuple[str, object]] = [(CORE_PLUGIN_NAME, CorePlugin())]
     if not any(row.name == AGENT_LOOP_PLUGIN_NAME and not row.disabled for row in rows):
         builtins.append((AGENT_LOOP_PLUGIN_NAME, AgentLoopPlugin()))
     if not any(row.name == COMPACTION_PLUGIN_NAME and not row.disabled for row in rows):
         builtins.append((COMPACTION_PLUGIN_NAME, CompactionPlugin()))
+    has_telemetry_row = any(row.name == TELEMETRY_PLUGIN_NAME for row in rows)
+    builtins.extend(builtin_telemetry(os.environ if environ is None else environ, has_row=has_telemetry_row))
     return builtins

@@ -269,7 +269,7 @@ async def open_host(
     log = logger or logging.getLogger("harness")
     ensure_private_dir(dsh_home)
     pm = make_plugin_manager()
-    builtins = [*builtin_plugins(rows), *extra_plugins]
+    builtins = [*builtin_plugins(rows, env), *extra_plugins]
     host = HarnessHost(
         pm=pm,
         paths=HostPaths(dsh_home=dsh_home),
