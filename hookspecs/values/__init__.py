@@ -38,7 +38,7 @@ from .client import (
 )
 from .commands import CommandDefinition, CommandInvocation, CommandResult
 from .events import SESSION_FORMAT_VERSION, EventTypes, SessionEvent, SessionHeader, TurnEndKinds, turn_end_kind
-from .json import JSON, check_json, dumps_compact, loads_strict
+from .json import JSON, check_json, decode_strict, dumps_compact, loads_strict
 from .llm import (
     FinishChunk,
     LlmRequest,
@@ -128,6 +128,7 @@ __all__ = [
     "turn_end_kind",
     "JSON",
     "check_json",
+    "decode_strict",
     "dumps_compact",
     "loads_strict",
     "FinishChunk",
