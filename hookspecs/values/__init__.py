@@ -66,6 +66,15 @@ from .messages import (
     message_from_json,
     message_to_json,
 )
+from .setting_fields import (
+    SettingField,
+    Settings,
+    evolve_settings,
+    override_of,
+    setting,
+    setting_fields,
+    setting_of,
+)
 from .settings import SettingsDescriptor, SettingsOp, SettingsSpec, settings_key
 from .subagents import Capabilities, DelegatedPolicy, StopReasons, StoredPrompt, SubagentRequest, SubagentResult
 from .tools import (
@@ -158,6 +167,13 @@ __all__ = [
     "SettingsOp",
     "SettingsSpec",
     "settings_key",
+    "SettingField",
+    "evolve_settings",
+    "override_of",
+    "setting",
+    "setting_fields",
+    "setting_of",
+    "Settings",
     "Capabilities",
     "DelegatedPolicy",
     "StopReasons",

@@ -59,7 +59,7 @@ async def test_an_invalid_live_value_is_refused_naming_the_field_and_the_old_val
     async with evolution_host(dsh_host, SCRIPT, **CONFIG) as (host, _):
         agent = await dsh_host.new_root(host)
         for line, why in [
-            ("/evolution config reviewMemoryInterval 0", "reviewMemoryInterval must be >= 1, got 0"),
+            ("/evolution config reviewMemoryInterval 0", "reviewMemoryInterval must be an integer >= 1, got 0"),
             ("/evolution config reviewMemoryInterval 2.5", "reviewMemoryInterval"),
             ("/evolution config reviewMemoryInterval true", "reviewMemoryInterval: expected an integer"),
             ("/evolution config reviewMode later", "reviewMode"),
@@ -154,7 +154,7 @@ async def test_the_web_settings_tab_edits_live_knobs_and_shows_the_deployment_on
         assert all(field_payload(f)["label"] != f.key for f in form.fields)
 
         assert await save_form(host, tab, {"reviewMemoryInterval": 0, "reviewMode": "subagent"}) == {
-            "reviewMemoryInterval": "evolution-review-live.reviewMemoryInterval: reviewMemoryInterval must be >= 1, got 0"
+            "reviewMemoryInterval": "evolution-review-live.reviewMemoryInterval: reviewMemoryInterval must be an integer >= 1, got 0"
         }
         assert plugin_of(host).live.knobs().review_mode == "inject"  # nothing written
         refused = await save_form(host, tab, {"reviewTimeoutMs": 10})
@@ -179,7 +179,7 @@ def test_the_terminal_changes_a_knob_for_the_next_start_and_refuses_bad_ones(tmp
     bad = _cli(tmp_path, "/evolution config reviewMemoryInterval 0")
     assert bad.returncode == 1 and bad.stdout == ""
     assert bad.stderr.strip().splitlines() == [
-        "evolution-review-live.reviewMemoryInterval: reviewMemoryInterval must be >= 1, got 0; "
+        "evolution-review-live.reviewMemoryInterval: reviewMemoryInterval must be an integer >= 1, got 0; "
         "reviewMemoryInterval stays 50"
     ]
     owned = _cli(tmp_path, "/evolution config reviewMaxDepth 2")
