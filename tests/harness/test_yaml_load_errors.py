@@ -43,7 +43,7 @@ BROKEN_SETTINGS = [
     ("not utf-8", b"demo:\n  ratio: \xff\n", "not UTF-8 text (invalid start byte at byte 15)"),
     ("a bad float tag", b"demo:\n  ratio: !!float xyz\n", "invalid YAML: a tagged value cannot be built (could not convert string to float: 'xyz')"),
     ("a bad int tag", b"demo:\n  ratio: !!int xyz\n", "invalid YAML: a tagged value cannot be built ("),
-    ("nested too deeply", DEEP, "invalid YAML at line 1, column 106: nested too deeply (more than 100 levels)"),
+    ("nested too deeply", DEEP, "invalid YAML: nested too deeply (more than 100 levels) (line 1, column 106)"),
     ("a recursive alias", b"&top [*top]\n", "invalid YAML: recursive alias at $[0]"),
     ("a directory", None, "cannot read the settings document: a directory, not a regular file"),
 ]
@@ -100,11 +100,11 @@ async def test_a_write_over_a_broken_document_is_refused_clearly(tmp_path: Path)
 # --- profiles -----------------------------------------------------------------------------
 
 BROKEN_PROFILES = [
-    ("a recursive alias", "- &row {id: a, name: b, config: {self: *row}}\n", ": malformed YAML: recursive alias at $[0].config.self"),
-    ("a recursive list", "&rows [*rows]\n", ": malformed YAML: recursive alias at $[0]"),
-    ("a bad float tag", "- id: a\n  name: b\n  config: {ratio: !!float xyz}\n", ": malformed YAML: a tagged value cannot be built (could not convert string to float: 'xyz')"),
-    ("a bad bool tag", "- id: a\n  name: b\n  disabled: !!bool maybe\n", ": malformed YAML: a tagged value cannot be built ("),
-    ("nested too deeply", "- " + "[" * 5000 + "]" * 5000 + "\n", ":1: malformed YAML: nested too deeply (more than 100 levels)"),
+    ("a recursive alias", "- &row {id: a, name: b, config: {self: *row}}\n", ": invalid YAML: recursive alias at $[0].config.self"),
+    ("a recursive list", "&rows [*rows]\n", ": invalid YAML: recursive alias at $[0]"),
+    ("a bad float tag", "- id: a\n  name: b\n  config: {ratio: !!float xyz}\n", ": invalid YAML: a tagged value cannot be built (could not convert string to float: 'xyz')"),
+    ("a bad bool tag", "- id: a\n  name: b\n  disabled: !!bool maybe\n", ": invalid YAML: a tagged value cannot be built ("),
+    ("nested too deeply", "- " + "[" * 5000 + "]" * 5000 + "\n", ": invalid YAML: nested too deeply (more than 100 levels) (line 1, column "),
 ]
 
 
