@@ -14,22 +14,12 @@ UNKNOWN_WINDOW_INPUT_TOKENS = 24_000
 
 
 class CompactionSettings(Settings):
-    enabled: bool = setting(
-        alias="enabled", default=True,
-        description="Compact automatically when a request would not fit (/compact always works).",
-    )  # fmt: skip
-    threshold: float = setting(
-        alias="threshold", default=0.8, minimum=0.1, maximum=0.95,
-        description="Share of the model's context window a request may fill before compacting.",
-    )  # fmt: skip
-    keep_recent: float = setting(
-        alias="keep_recent", default=0.25, minimum=0.0, maximum=0.6,
-        description="Share of the window of the newest history kept verbatim after a compaction.",
-    )  # fmt: skip
-    summary_max_tokens: int = setting(
-        alias="summary_max_tokens", default=1024, minimum=64, maximum=32_768,
-        description="Output token limit of the summarising request.",
-    )  # fmt: skip
+    """When to compact, one :func:`hookspecs.values.setting` a line."""
+
+    enabled: bool = setting(alias="enabled", default=True, description="Compact automatically when a request would not fit (/compact always works).")
+    threshold: float = setting(alias="threshold", default=0.8, minimum=0.1, maximum=0.95, description="Share of the model's context window a request may fill before compacting.")
+    keep_recent: float = setting(alias="keep_recent", default=0.25, minimum=0.0, maximum=0.6, description="Share of the window of the newest history kept verbatim after a compaction.")
+    summary_max_tokens: int = setting(alias="summary_max_tokens", default=1024, minimum=64, maximum=32_768, description="Output token limit of the summarising request.")
 
 
 COMPACTION_SETTINGS = SettingsSpec(
