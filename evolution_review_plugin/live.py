@@ -75,27 +75,20 @@ LIVE_SPEC: Final = SettingsSpec(
 
 @attrs.frozen(kw_only=True)
 class Knobs:
-    """The live knobs in force for one turn boundary."""
+    """The live knobs in force for one turn boundary, by the attribute names of
+    :class:`LiveReviewSettings` (an override replaces the attribute of its name)."""
 
     review_enabled: bool
     review_mode: Literal["subagent", "inject"]
-    memory_interval: int
-    skill_interval: int
+    review_memory_interval: int
+    review_skill_interval: int
     skill_review_trigger: Literal["cadence", "completion", "both"]
-    completion_min_tool_calls: int
+    skill_review_completion_min_tool_calls: int
     review_wake_inject: bool
 
     def by_key(self) -> dict[str, Any]:
         """``{live key: value}``, the keys people and documents use."""
-        return {settings_key(f): getattr(self, _KNOB_OF[f.name]) for f in attrs.fields(LiveReviewSettings)}
-
-
-#: the :class:`Knobs` attribute each :class:`LiveReviewSettings` field overrides
-_KNOB_OF: Final = {
-    "review_enabled": "review_enabled", "review_mode": "review_mode", "review_memory_interval": "memory_interval",
-    "review_skill_interval": "skill_interval", "skill_review_trigger": "skill_review_trigger",
-    "skill_review_completion_min_tool_calls": "completion_min_tool_calls", "review_wake_inject": "review_wake_inject",
-}  # fmt: skip
+        return {settings_key(f): getattr(self, f.name) for f in attrs.fields(LiveReviewSettings)}
 
 
 def row_knobs(settings: Effective) -> Knobs:
@@ -104,10 +97,10 @@ def row_knobs(settings: Effective) -> Knobs:
     return Knobs(
         review_enabled=config.review_enabled,
         review_mode=config.review_mode,
-        memory_interval=settings.memory_interval,
-        skill_interval=settings.skill_interval,
+        review_memory_interval=settings.memory_interval,
+        review_skill_interval=settings.skill_interval,
         skill_review_trigger=config.skill_review_trigger,
-        completion_min_tool_calls=settings.completion_min_tool_calls,
+        skill_review_completion_min_tool_calls=settings.completion_min_tool_calls,
         review_wake_inject=config.review_wake_inject,
     )
 
@@ -115,7 +108,7 @@ def row_knobs(settings: Effective) -> Knobs:
 def merged(row: Knobs, live: LiveReviewSettings) -> Knobs:
     """``row`` with every set override of ``live`` applied."""
     changes = {
-        _KNOB_OF[field.name]: getattr(live, field.name)
+        field.name: getattr(live, field.name)
         for field in attrs.fields(LiveReviewSettings)
         if getattr(live, field.name) is not None
     }
