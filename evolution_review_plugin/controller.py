@@ -90,8 +90,8 @@ class ReviewController:
     def thresholds(self, knobs: Knobs) -> Thresholds:
         settings = self.settings
         return Thresholds(
-            memory_interval=knobs.memory_interval,
-            skill_interval=knobs.skill_interval,
+            memory_interval=knobs.review_memory_interval,
+            skill_interval=knobs.review_skill_interval,
             min_tool_calls=settings.min_tool_calls,
             min_user_chars=settings.min_user_chars,
             min_agent_chars=settings.min_agent_chars,
@@ -199,7 +199,7 @@ class ReviewController:
     def _completion(self, agent: Agent, state: SessionReview, knobs: Knobs) -> None:
         if knobs.skill_review_trigger not in ("completion", "both") or state.completion_injected:
             return
-        if state.counters.tool_calls_total < knobs.completion_min_tool_calls:
+        if state.counters.tool_calls_total < knobs.skill_review_completion_min_tool_calls:
             return
         state.completion_injected = True
         if self._deliver(agent, COMPLETION_SKILL_REVIEW_PROMPT, "completion skill review", state, knobs) == "refused":

@@ -23,10 +23,11 @@ from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any, Final, Literal
 
 import attrs
-from attrs import validators as v
 
 from hookspecs.errors import SettingsError
-from hookspecs.values import SettingsOp, SettingsSpec, settings_key
+from hookspecs.values import Settings, SettingsOp, SettingsSpec, override_of, setting_fields, settings_key
+
+from .config import ReviewConfig
 
 if TYPE_CHECKING:
     from hookspecs.protocols import SettingsService
@@ -44,41 +45,20 @@ DEPLOYMENT_KEYS: Final = (
 DEPRECATED_KEYS: Final = {"memoryInterval": "reviewMemoryInterval", "skillInterval": "reviewSkillInterval"}
 
 
-def _whole(_: object, attribute: attrs.Attribute[Any], value: object) -> None:
-    if value is None:
-        return
-    if isinstance(value, bool) or not isinstance(value, int):
-        raise TypeError(f"{settings_key(attribute)} must be a whole number")
-    if value < 1:
-        raise ValueError(f"{settings_key(attribute)} must be >= 1, got {value}")
+#: the row's descriptions: a live knob has the row field's key, description and bounds
+_ROW: Final = setting_fields(ReviewConfig)
 
 
-def _flag(_: object, attribute: attrs.Attribute[Any], value: object) -> None:
-    if value is not None and not isinstance(value, bool):
-        raise TypeError(f"{settings_key(attribute)} must be true or false")
-
-
-def _one_of(*choices: str) -> Any:
-    return v.optional(v.in_(choices))
-
-
-@attrs.frozen(kw_only=True)
-class LiveReviewSettings:
+class LiveReviewSettings(Settings):
     """Overrides of the row's live knobs; ``None`` keeps the row's value."""
 
-    review_enabled: bool | None = attrs.field(alias="reviewEnabled", default=None, validator=_flag)
-    review_mode: Literal["subagent", "inject"] | None = attrs.field(
-        alias="reviewMode", default=None, validator=_one_of("subagent", "inject")
-    )
-    review_memory_interval: int | None = attrs.field(alias="reviewMemoryInterval", default=None, validator=_whole)
-    review_skill_interval: int | None = attrs.field(alias="reviewSkillInterval", default=None, validator=_whole)
-    skill_review_trigger: Literal["cadence", "completion", "both"] | None = attrs.field(
-        alias="skillReviewTrigger", default=None, validator=_one_of("cadence", "completion", "both")
-    )
-    skill_review_completion_min_tool_calls: int | None = attrs.field(
-        alias="skillReviewCompletionMinToolCalls", default=None, validator=_whole
-    )
-    review_wake_inject: bool | None = attrs.field(alias="reviewWakeInject", default=None, validator=_flag)
+    review_enabled: bool | None = override_of(_ROW["review_enabled"])
+    review_mode: Literal["subagent", "inject"] | None = override_of(_ROW["review_mode"])
+    review_memory_interval: int | None = override_of(_ROW["review_memory_interval"])
+    review_skill_interval: int | None = override_of(_ROW["review_skill_interval"])
+    skill_review_trigger: Literal["cadence", "completion", "both"] | None = override_of(_ROW["skill_review_trigger"])
+    skill_review_completion_min_tool_calls: int | None = override_of(_ROW["skill_review_completion_min_tool_calls"])
+    review_wake_inject: bool | None = override_of(_ROW["review_wake_inject"])
 
 
 #: the live knobs, by key, in the reference's order
@@ -95,27 +75,20 @@ LIVE_SPEC: Final = SettingsSpec(
 
 @attrs.frozen(kw_only=True)
 class Knobs:
-    """The live knobs in force for one turn boundary."""
+    """The live knobs in force for one turn boundary, by the attribute names of
+    :class:`LiveReviewSettings` (an override replaces the attribute of its name)."""
 
     review_enabled: bool
     review_mode: Literal["subagent", "inject"]
-    memory_interval: int
-    skill_interval: int
+    review_memory_interval: int
+    review_skill_interval: int
     skill_review_trigger: Literal["cadence", "completion", "both"]
-    completion_min_tool_calls: int
+    skill_review_completion_min_tool_calls: int
     review_wake_inject: bool
 
     def by_key(self) -> dict[str, Any]:
         """``{live key: value}``, the keys people and documents use."""
-        return {settings_key(f): getattr(self, _KNOB_OF[f.name]) for f in attrs.fields(LiveReviewSettings)}
-
-
-#: the :class:`Knobs` attribute each :class:`LiveReviewSettings` field overrides
-_KNOB_OF: Final = {
-    "review_enabled": "review_enabled", "review_mode": "review_mode", "review_memory_interval": "memory_interval",
-    "review_skill_interval": "skill_interval", "skill_review_trigger": "skill_review_trigger",
-    "skill_review_completion_min_tool_calls": "completion_min_tool_calls", "review_wake_inject": "review_wake_inject",
-}  # fmt: skip
+        return {settings_key(f): getattr(self, f.name) for f in attrs.fields(LiveReviewSettings)}
 
 
 def row_knobs(settings: Effective) -> Knobs:
@@ -124,10 +97,10 @@ def row_knobs(settings: Effective) -> Knobs:
     return Knobs(
         review_enabled=config.review_enabled,
         review_mode=config.review_mode,
-        memory_interval=settings.memory_interval,
-        skill_interval=settings.skill_interval,
+        review_memory_interval=settings.memory_interval,
+        review_skill_interval=settings.skill_interval,
         skill_review_trigger=config.skill_review_trigger,
-        completion_min_tool_calls=settings.completion_min_tool_calls,
+        skill_review_completion_min_tool_calls=settings.completion_min_tool_calls,
         review_wake_inject=config.review_wake_inject,
     )
 
@@ -135,7 +108,7 @@ def row_knobs(settings: Effective) -> Knobs:
 def merged(row: Knobs, live: LiveReviewSettings) -> Knobs:
     """``row`` with every set override of ``live`` applied."""
     changes = {
-        _KNOB_OF[field.name]: getattr(live, field.name)
+        field.name: getattr(live, field.name)
         for field in attrs.fields(LiveReviewSettings)
         if getattr(live, field.name) is not None
     }

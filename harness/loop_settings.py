@@ -2,54 +2,25 @@
 
 from __future__ import annotations
 
-import attrs
-
-from hookspecs.values import SettingsSpec
+from hookspecs.values import Settings, SettingsSpec, setting
 
 AGENT_LOOP_NAMESPACE = "agent-loop"
 
 
-def _route(instance: object, attribute: attrs.Attribute[str | None], value: str | None) -> None:
-    if value is None:
-        return
-    provider, sep, model = value.partition("/")
-    if not sep or not provider or not model or any(c.isspace() for c in value):
-        raise ValueError(f"{attribute.name} must use provider/model (got {value!r})")
+#: a provider/model route: the provider before the first slash, no whitespace anywhere
+ROUTE_PATTERN = r"[^/\s]+/\S+"
 
 
-@attrs.frozen(kw_only=True)
-class AgentLoopSettings:
-    model: str | None = attrs.field(
-        default=None, validator=_route, metadata={"description": "Default route for root agents (provider/model)."}
-    )
-    reasoning_effort: str | None = attrs.field(default=None, metadata={"description": "Default reasoning effort."})
-    max_tokens: int | None = attrs.field(
-        default=None,
-        validator=attrs.validators.optional(attrs.validators.ge(1)),
-        metadata={"description": "Output token limit per request."},
-    )
-    max_parallel_tool_calls: int = attrs.field(
-        default=10,
-        validator=[attrs.validators.ge(1), attrs.validators.le(64)],
-        metadata={"description": "Concurrency-safe tool calls run at once."},
-    )
-    max_steps_per_turn: int = attrs.field(
-        default=64,
-        validator=[attrs.validators.ge(1), attrs.validators.le(10_000)],
-        metadata={"description": "Model calls one turn may make before it ends with an error."},
-    )
-    bash_pass_env: tuple[str, ...] = attrs.field(
-        default=(),
-        metadata={
-            "description": (
-                "Environment variables bash receives besides its allowlist (PATH, HOME, LANG, LC_*, TERM, "
-                "TMPDIR, USER, LOGNAME, SHELL, TZ); exact names. A provider's api_key_env is never passed."
-            )
-        },
-    )
-    persona: str | None = attrs.field(
-        default=None, metadata={"description": "Replaces the default persona section of the system prompt."}
-    )
+class AgentLoopSettings(Settings):
+    """The host's own knobs, one :func:`hookspecs.values.setting` a line."""
+
+    model: str | None = setting(alias="model", default=None, pattern=ROUTE_PATTERN, shape="a provider/model route", description="Default route for root agents (provider/model).")
+    reasoning_effort: str | None = setting(alias="reasoning_effort", default=None, description="Default reasoning effort.")
+    max_tokens: int | None = setting(alias="max_tokens", default=None, minimum=1, description="Output token limit per request.")
+    max_parallel_tool_calls: int = setting(alias="max_parallel_tool_calls", default=10, minimum=1, maximum=64, description="Concurrency-safe tool calls run at once.")
+    max_steps_per_turn: int = setting(alias="max_steps_per_turn", default=64, minimum=1, maximum=10_000, description="Model calls one turn may make before it ends with an error.")
+    bash_pass_env: tuple[str, ...] = setting(alias="bash_pass_env", default=(), description="Environment variables bash receives besides its allowlist (PATH, HOME, LANG, LC_*, TERM, TMPDIR, USER, LOGNAME, SHELL, TZ); exact names. A provider's api_key_env is never passed.")
+    persona: str | None = setting(alias="persona", default=None, description="Replaces the default persona section of the system prompt.")
 
 
 AGENT_LOOP_SETTINGS = SettingsSpec(

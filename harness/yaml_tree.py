@@ -8,6 +8,8 @@ from typing import Any
 from ruamel.yaml import YAML
 from ruamel.yaml.scanner import RoundTripScanner, Scanner
 
+from hookspecs.values.wire import describe_yaml_error
+
 #: How deeply collections may nest in a document the host loads (a profile,
 #: the settings document, a script). Real documents stay under ten levels.
 MAX_DEPTH = 100
@@ -20,6 +22,27 @@ class NestedTooDeeply(Exception):
         super().__init__(f"nested too deeply (more than {MAX_DEPTH} levels)")
         #: where the collection past the bound opens, 1-based
         self.line, self.column = line, column
+
+
+class YamlProblem(Exception):
+    """A document that does not load; its text is one line, the problem and
+    where it is (:func:`hookspecs.values.wire.describe_yaml_error`)."""
+
+
+def load_tree(text: str, *, typ: str = "safe", yaml: YAML | None = None) -> Any:
+    """``text`` loaded by ``yaml`` (default: :func:`bounded_yaml` of ``typ``);
+    every failure — syntax, nesting past :data:`MAX_DEPTH`, a tag that cannot be
+    built, a recursive alias — raises :class:`YamlProblem`. Callers prefix it
+    with their source and ``invalid YAML:``."""
+    loader = yaml if yaml is not None else bounded_yaml(typ)
+    try:
+        data = loader.load(text)
+    except Exception as exc:  # ruamel's errors, RecursionError, and plain errors its constructors leak
+        raise YamlProblem(describe_yaml_error(exc)) from None
+    recursive = recursive_alias_path(data)
+    if recursive is not None:
+        raise YamlProblem(f"recursive alias at {recursive}")
+    return data
 
 
 class _DepthBoundScanner(Scanner):

@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING, Any
 import attrs
 
 from hookspecs.errors import SettingsError, ToolArgsError, ToolError
-from hookspecs.values import ApprovalRequest, SettingsOp, ToolDefinition, ToolResult, settings_key
+from hookspecs.values import ApprovalRequest, SettingsOp, ToolDefinition, ToolResult, evolve_settings, settings_key
 
 from .definitions import DefinitionError
 from .definitions.patch import apply_patch
@@ -191,7 +191,7 @@ def preview_settings(current: ShadowMindSettings, patch: dict[str, Any]) -> list
                     # validators name the attribute they are given: give them the key, as the host does
                     field.validator(current, field.evolve(name=key), value)
                 changes[key] = value
-        candidate = attrs.evolve(current, **changes)
+        candidate = evolve_settings(current, changes)
     except (TypeError, ValueError) as exc:
         return [str(exc)]
     return list(check(candidate))

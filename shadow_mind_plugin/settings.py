@@ -5,8 +5,10 @@ camelCase key (``max_report_chars`` is ``maxReportChars``), and that key is
 what people and models see: ``settings.yaml``, profile rows, ``/shadow config``,
 the ``update_shadow_config`` and ``get_shadow_config`` tools, and every message
 that names a field. The alias is also the keyword ``ShadowMindSettings(...)``
-and ``attrs.evolve`` take; :func:`hookspecs.values.settings_key` maps a field to
-its key. Per-field bounds are attrs validators and reject a bad value outright.
+and ``evolve_settings`` take; :func:`hookspecs.values.settings_key` maps a field to
+its key. Each field is one :func:`hookspecs.values.setting` declaration (key,
+default, bounds, description), from which the host derives its check, its
+message and the JSON Schema forms read; a value out of bounds is refused outright.
 Cross-field rules have two faces:
 
 * :func:`check` lists the problems of a value; the host rejects a *write*
@@ -20,14 +22,9 @@ Cross-field rules have two faces:
 
 from __future__ import annotations
 
-import math
-from collections.abc import Callable
 from typing import Any, Final, Literal
 
-import attrs
-from attrs import validators as v
-
-from hookspecs.values import SettingsSpec, settings_key
+from hookspecs.values import Settings, SettingsSpec, evolve_settings, setting
 
 from .routes import is_route, js_trim
 from .vocabulary import SETTINGS_NAMESPACE
@@ -35,115 +32,37 @@ from .vocabulary import SETTINGS_NAMESPACE
 DEFAULT_REASONING_EFFORT_LADDER: Final = ("low", "medium", "high")
 
 
-# --- per-field validators -----------------------------------------------------------------------
-#
-# Messages name the field by its key. attrs hands a validator the field's
-# Attribute, whose ``name`` is the Python attribute; whoever validates a value
-# from people or models (the host, for every layer; ``preview_settings`` in
-# management.py) renames it to the key first, so the stock ``v.ge`` and friends
-# say ``'maxReportChars' must be >= 0``. The ones here name the key either way.
-
-_Validator = Callable[[Any, "attrs.Attribute[Any]", Any], Any]
-
-
-def _number(_: object, attribute: attrs.Attribute[Any], value: object) -> None:
-    # bool is an int to Python but never a number setting
-    if isinstance(value, bool) or not isinstance(value, int | float):
-        raise TypeError(f"{settings_key(attribute)} must be a number")
-
-
-def _finite_number(instance: object, attribute: attrs.Attribute[Any], value: object) -> None:
-    _number(instance, attribute, value)
-    if isinstance(value, float) and not math.isfinite(value):
-        raise ValueError(f"{settings_key(attribute)} must be a finite number")
-
-
-def _integer(_: object, attribute: attrs.Attribute[Any], value: object) -> None:
-    if isinstance(value, bool) or not isinstance(value, int):
-        raise TypeError(f"{settings_key(attribute)} must be an integer")
-
-
-def _boolean(_: object, attribute: attrs.Attribute[Any], value: object) -> None:
-    if not isinstance(value, bool):
-        raise TypeError(f"{settings_key(attribute)} must be true or false")
-
-
-def _string_tuple(_: object, attribute: attrs.Attribute[Any], value: object) -> None:
-    if not isinstance(value, tuple) or not all(isinstance(item, str) for item in value):
-        raise TypeError(f"{settings_key(attribute)} must be a list of strings")
-
-
-def _optional_string(_: object, attribute: attrs.Attribute[Any], value: object) -> None:
-    if value is not None and not isinstance(value, str):
-        raise TypeError(f"{settings_key(attribute)} must be a string")
-
-
-def _as_tuple(value: object) -> object:
-    # lists from Python callers become tuples so the value stays immutable and hashable
-    return tuple(value) if isinstance(value, list) else value
-
-
-# Bounds stay stock attrs validators: the host reads them into the JSON Schema
-# forms see (minimum, maximum). Each field spells ``attrs.field(alias=...)``
-# out so type checkers know the keyword ``ShadowMindSettings(...)`` takes.
-
-
-def _seconds() -> list[_Validator]:
-    return [_finite_number, v.ge(0.001)]
-
-
-def _non_negative() -> list[_Validator]:
-    return [_finite_number, v.ge(0)]
-
-
-def _count(minimum: int) -> list[_Validator]:
-    return [_integer, v.ge(minimum)]
-
-
-def _fraction() -> list[_Validator]:
-    return [_finite_number, v.ge(0), v.le(1)]
-
-
-def _optional_budget() -> _Validator:
-    return v.optional([_integer, v.ge(1)])
-
-
-def _about(description: str) -> dict[str, str]:
-    return {"description": description}
-
-
-@attrs.frozen(kw_only=True)
-class ShadowMindSettings:
+class ShadowMindSettings(Settings):
     """Live settings of the Shadow Mind runtime (namespace ``shadow-mind-runtime``).
 
     One field a line: the attribute, its key (``alias``; module docstring), default,
-    bounds and the description forms show."""
+    bounds and the description forms show (:func:`hookspecs.values.setting`)."""
 
-    default_shadow_timeout_seconds: float = attrs.field(alias="defaultShadowTimeoutSeconds", default=600.0, validator=_seconds(), metadata=_about("Run deadline in seconds for a Shadow whose definition sets no timeout_seconds."))
-    headless_drain_timeout_seconds: float = attrs.field(alias="headlessDrainTimeoutSeconds", default=120.0, validator=_seconds(), metadata=_about("Headless runs only: how long an idle root waits for Shadow work to finish before it is cancelled."))
-    result_batch_window_ms: float = attrs.field(alias="resultBatchWindowMs", default=400.0, validator=_non_negative(), metadata=_about("Milliseconds the first accepted report waits so later ones are relayed with it."))
-    argument_disclosure: Literal["redacted", "full"] = attrs.field(alias="argumentDisclosure", default="redacted", validator=v.in_(("redacted", "full")), metadata=_about("Whether tool-call arguments appear in the trajectory a Shadow reviews."))
-    random_seed: float | None = attrs.field(alias="randomSeed", default=None, validator=v.optional(_number), metadata=_about("Seed for reproducible activation rolls; unset uses the system random generator."))
-    max_prompt_chars: int = attrs.field(alias="maxPromptChars", default=0, validator=_count(0), metadata=_about("Upper bound on a Shadow prompt in characters; the oldest trajectory entries are left out to fit. 0: no bound besides the reviewer model's context window."))
-    max_report_chars: int = attrs.field(alias="maxReportChars", default=0, validator=_count(0), metadata=_about("Reports longer than this are cut and end with an ellipsis. 0: no limit."))
-    value_loop_enabled: bool = attrs.field(alias="valueLoopEnabled", default=True, validator=_boolean, metadata=_about("Track whether the root agent adopts, rejects or ignores Shadow challenges."))
-    value_loop_window_turns: int = attrs.field(alias="valueLoopWindowTurns", default=2, validator=_count(1), metadata=_about("Completed root turns after a relay before an unanswered challenge counts as ignored."))
-    review_window_size: int = attrs.field(alias="reviewWindowSize", default=8, validator=_count(2), metadata=_about("Accepted reports kept per Shadow for stagnation checks; at least the largest stagnation window."))
-    spinning_repeat_count: int = attrs.field(alias="spinningRepeatCount", default=3, validator=_count(2), metadata=_about("Identical reports in a row that count as spinning."))
-    oscillation_periods: int = attrs.field(alias="oscillationPeriods", default=2, validator=_count(2), metadata=_about("Alternations between two verdicts on the same refs that count as oscillation."))
-    no_drift_repeat_count: int = attrs.field(alias="noDriftRepeatCount", default=3, validator=_count(2), metadata=_about("Confirmations of the same refs in a row that count as no drift."))
-    diminishing_window_size: int = attrs.field(alias="diminishingWindowSize", default=5, validator=_count(2), metadata=_about("Recent reports examined for diminishing novelty."))
-    diminishing_novelty_threshold: float = attrs.field(alias="diminishingNoveltyThreshold", default=0.4, validator=_fraction(), metadata=_about("Share of distinct reports in the diminishing window below which novelty counts as diminishing."))
-    stagnation_cooldown_seconds: float = attrs.field(alias="stagnationCooldownSeconds", default=300.0, validator=_non_negative(), metadata=_about("Seconds a Shadow pauses after stagnation (or a degenerate-output kill) is detected."))
-    stagnation_escalation_enabled: bool = attrs.field(alias="stagnationEscalationEnabled", default=False, validator=_boolean, metadata=_about("On oscillation, try the next reasoning effort of the ladder instead of a cooldown."))
-    reasoning_effort_ladder: tuple[str, ...] = attrs.field(alias="reasoningEffortLadder", default=DEFAULT_REASONING_EFFORT_LADDER, converter=_as_tuple, validator=_string_tuple, metadata=_about("Reasoning efforts in escalation order, lowest first."))
-    session_shadow_soft_budget_chars: int | None = attrs.field(alias="sessionShadowSoftBudgetChars", default=None, validator=_optional_budget(), metadata=_about("Shadow spend (prompt + report characters since the last user message) from which frugalShadowModel is used."))
-    session_shadow_hard_budget_chars: int | None = attrs.field(alias="sessionShadowHardBudgetChars", default=None, validator=_optional_budget(), metadata=_about("Shadow spend from which no new automatic Shadow run starts until the next user message."))
-    frugal_shadow_model: str | None = attrs.field(alias="frugalShadowModel", default=None, validator=_optional_string, metadata=_about("provider/model route used once the soft budget is reached."))
-    stale_report_decay: float = attrs.field(alias="staleReportDecay", default=0.0, validator=_fraction(), metadata=_about("When a report repeats one already in the review window, its Shadow's probability is multiplied by 1 - decay."))
-    collapsed_by_default: bool = attrs.field(alias="collapsedByDefault", default=True, validator=_boolean, metadata=_about("Clients show new Shadow report cards collapsed."))
-    max_relay_cycles_per_user_message: int = attrs.field(alias="maxRelayCyclesPerUserMessage", default=3, validator=_count(0), metadata=_about("Relays that may reach the root between two real user messages; from then on automatic reviews are skipped (RELAY_BOUND_REACHED) until the next user message. 0: no bound."))
-    management_tools: bool = attrs.field(alias="managementTools", default=False, validator=_boolean, metadata=_about("Offer the model-facing management tools (list_shadows, update_default_shadow, get_shadow_config, update_shadow_config) to root agents. Off: every root request stays without them; people use /shadow."))
+    default_shadow_timeout_seconds: float = setting(alias="defaultShadowTimeoutSeconds", default=600.0, minimum=0.001, description="Run deadline in seconds for a Shadow whose definition sets no timeout_seconds.")
+    headless_drain_timeout_seconds: float = setting(alias="headlessDrainTimeoutSeconds", default=120.0, minimum=0.001, description="Headless runs only: how long an idle root waits for Shadow work to finish before it is cancelled.")
+    result_batch_window_ms: float = setting(alias="resultBatchWindowMs", default=400.0, minimum=0, description="Milliseconds the first accepted report waits so later ones are relayed with it.")
+    argument_disclosure: Literal["redacted", "full"] = setting(alias="argumentDisclosure", default="redacted", description="Whether tool-call arguments appear in the trajectory a Shadow reviews.")
+    random_seed: float | None = setting(alias="randomSeed", default=None, finite=False, unbounded="any number seeds the generator", description="Seed for reproducible activation rolls; unset uses the system random generator.")
+    max_prompt_chars: int = setting(alias="maxPromptChars", default=0, minimum=0, description="Upper bound on a Shadow prompt in characters; the oldest trajectory entries are left out to fit. 0: no bound besides the reviewer model's context window.")
+    max_report_chars: int = setting(alias="maxReportChars", default=0, minimum=0, description="Reports longer than this are cut and end with an ellipsis. 0: no limit.")
+    value_loop_enabled: bool = setting(alias="valueLoopEnabled", default=True, description="Track whether the root agent adopts, rejects or ignores Shadow challenges.")
+    value_loop_window_turns: int = setting(alias="valueLoopWindowTurns", default=2, minimum=1, description="Completed root turns after a relay before an unanswered challenge counts as ignored.")
+    review_window_size: int = setting(alias="reviewWindowSize", default=8, minimum=2, description="Accepted reports kept per Shadow for stagnation checks; at least the largest stagnation window.")
+    spinning_repeat_count: int = setting(alias="spinningRepeatCount", default=3, minimum=2, description="Identical reports in a row that count as spinning.")
+    oscillation_periods: int = setting(alias="oscillationPeriods", default=2, minimum=2, description="Alternations between two verdicts on the same refs that count as oscillation.")
+    no_drift_repeat_count: int = setting(alias="noDriftRepeatCount", default=3, minimum=2, description="Confirmations of the same refs in a row that count as no drift.")
+    diminishing_window_size: int = setting(alias="diminishingWindowSize", default=5, minimum=2, description="Recent reports examined for diminishing novelty.")
+    diminishing_novelty_threshold: float = setting(alias="diminishingNoveltyThreshold", default=0.4, minimum=0, maximum=1, description="Share of distinct reports in the diminishing window below which novelty counts as diminishing.")
+    stagnation_cooldown_seconds: float = setting(alias="stagnationCooldownSeconds", default=300.0, minimum=0, description="Seconds a Shadow pauses after stagnation (or a degenerate-output kill) is detected.")
+    stagnation_escalation_enabled: bool = setting(alias="stagnationEscalationEnabled", default=False, description="On oscillation, try the next reasoning effort of the ladder instead of a cooldown.")
+    reasoning_effort_ladder: tuple[str, ...] = setting(alias="reasoningEffortLadder", default=DEFAULT_REASONING_EFFORT_LADDER, description="Reasoning efforts in escalation order, lowest first.")
+    session_shadow_soft_budget_chars: int | None = setting(alias="sessionShadowSoftBudgetChars", default=None, minimum=1, description="Shadow spend (prompt + report characters since the last user message) from which frugalShadowModel is used.")
+    session_shadow_hard_budget_chars: int | None = setting(alias="sessionShadowHardBudgetChars", default=None, minimum=1, description="Shadow spend from which no new automatic Shadow run starts until the next user message.")
+    frugal_shadow_model: str | None = setting(alias="frugalShadowModel", default=None, description="provider/model route used once the soft budget is reached.")
+    stale_report_decay: float = setting(alias="staleReportDecay", default=0.0, minimum=0, maximum=1, description="When a report repeats one already in the review window, its Shadow's probability is multiplied by 1 - decay.")
+    collapsed_by_default: bool = setting(alias="collapsedByDefault", default=True, description="Clients show new Shadow report cards collapsed.")
+    max_relay_cycles_per_user_message: int = setting(alias="maxRelayCyclesPerUserMessage", default=3, minimum=0, description="Relays that may reach the root between two real user messages; from then on automatic reviews are skipped (RELAY_BOUND_REACHED) until the next user message. 0: no bound.")
+    management_tools: bool = setting(alias="managementTools", default=False, description="Offer the model-facing management tools (list_shadows, update_default_shadow, get_shadow_config, update_shadow_config) to root agents. Off: every root request stays without them; people use /shadow.")
 
 
 # --- cross-field rules --------------------------------------------------------------------------
@@ -259,7 +178,7 @@ def heal(settings: ShadowMindSettings) -> tuple[ShadowMindSettings, list[str]]:
     route syntax, then the budget-tier combinations.
     """
     notes: list[str] = []
-    changes: dict[str, Any] = {}  # by key: attrs.evolve takes the aliases
+    changes: dict[str, Any] = {}  # by key: evolve takes the aliases
 
     largest, why = _largest_window(settings)
     if settings.review_window_size < largest:
@@ -325,7 +244,7 @@ def heal(settings: ShadowMindSettings) -> tuple[ShadowMindSettings, list[str]]:
             changes[key] = value
     if not changes:
         return settings, notes
-    return attrs.evolve(settings, **changes), notes
+    return evolve_settings(settings, changes), notes
 
 
 SETTINGS_SPEC: Final = SettingsSpec(

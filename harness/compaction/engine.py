@@ -15,7 +15,7 @@ from hookspecs.scrub import scrub_text
 from hookspecs.values import CancelToken, EventTypes, LlmRequest, Notice, SessionEvent
 from hookspecs.values.compaction import CompactionResult, CompactionTrigger
 
-from ..sessions.history import LiveSurfaces
+from ..sessions.history import HISTORY_TYPES, LiveSurfaces
 from .backoff import RetryBackoff
 from .commit import checkpoint_message, close_compaction, open_compaction, write_checkpoint, write_summary
 from .estimate import RequestEstimator, message_tokens, messages_tokens, request_tokens
@@ -24,8 +24,6 @@ from .summarize import SummaryFailed, stream_summary, summary_request
 
 if TYPE_CHECKING:
     from collections.abc import Sequence
-
-_SURFACE = frozenset({EventTypes.USER_MESSAGE, EventTypes.ASSISTANT_MESSAGE, EventTypes.TOOL_RESULT})
 
 
 class _Failed(Exception):
@@ -238,7 +236,7 @@ def _close_failed(session: Session, compaction_id: str, code: str, message: str)
 
 
 def _surface_changed(events: Sequence[SessionEvent]) -> bool:
-    return any(event.type in _SURFACE for event in events)
+    return any(event.type in HISTORY_TYPES for event in events)
 
 
 def _open_turn(agent: Agent) -> int | None:

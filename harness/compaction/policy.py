@@ -3,13 +3,9 @@ pressure threshold and the choice of the shadowed prefix."""
 
 from __future__ import annotations
 
-import math
-from collections.abc import Callable, Sequence
-from typing import Any
+from collections.abc import Sequence
 
-import attrs
-
-from hookspecs.values import Message, SettingsSpec, ToolCallBlock, ToolResultBlock
+from hookspecs.values import Message, Settings, SettingsSpec, ToolCallBlock, ToolResultBlock, setting
 from hookspecs.values.compaction import is_checkpoint_source
 
 COMPACTION_NAMESPACE = "compaction"
@@ -17,49 +13,13 @@ COMPACTION_NAMESPACE = "compaction"
 UNKNOWN_WINDOW_INPUT_TOKENS = 24_000
 
 
-# The shared wire formatter shows a TypeError starting with "expected " verbatim (cattrs
-# reduces a ValueError to "invalid value"), so the field name survives in the message.
+class CompactionSettings(Settings):
+    """When to compact, one :func:`hookspecs.values.setting` a line."""
 
-
-def _boolean(_: object, attribute: attrs.Attribute[Any], value: object) -> None:
-    if not isinstance(value, bool):
-        raise TypeError(f"expected {attribute.name} to be true or false, got {value!r}")
-
-
-def _in_range(low: float, high: float, *, integer: bool = False) -> Callable[[Any, Any, Any], None]:
-    kind = "an integer" if integer else "a number"
-
-    def check(_: object, attribute: attrs.Attribute[Any], value: object) -> None:
-        # bool is an int to Python but never a number setting
-        wrong_type = isinstance(value, bool) or not isinstance(value, int if integer else int | float)
-        if wrong_type or not (isinstance(value, int | float) and math.isfinite(value) and low <= value <= high):
-            raise TypeError(f"expected {attribute.name} to be {kind} from {low} to {high}, got {value!r}")
-
-    return check
-
-
-@attrs.frozen(kw_only=True)
-class CompactionSettings:
-    enabled: bool = attrs.field(
-        default=True,
-        validator=_boolean,
-        metadata={"description": "Compact automatically when a request would not fit (/compact always works)."},
-    )
-    threshold: float = attrs.field(
-        default=0.8,
-        validator=_in_range(0.1, 0.95),
-        metadata={"description": "Share of the model's context window a request may fill before compacting."},
-    )
-    keep_recent: float = attrs.field(
-        default=0.25,
-        validator=_in_range(0.0, 0.6),
-        metadata={"description": "Share of the window of the newest history kept verbatim after a compaction."},
-    )
-    summary_max_tokens: int = attrs.field(
-        default=1024,
-        validator=_in_range(64, 32_768, integer=True),
-        metadata={"description": "Output token limit of the summarising request."},
-    )
+    enabled: bool = setting(alias="enabled", default=True, description="Compact automatically when a request would not fit (/compact always works).")
+    threshold: float = setting(alias="threshold", default=0.8, minimum=0.1, maximum=0.95, description="Share of the model's context window a request may fill before compacting.")
+    keep_recent: float = setting(alias="keep_recent", default=0.25, minimum=0.0, maximum=0.6, description="Share of the window of the newest history kept verbatim after a compaction.")
+    summary_max_tokens: int = setting(alias="summary_max_tokens", default=1024, minimum=64, maximum=32_768, description="Output token limit of the summarising request.")
 
 
 COMPACTION_SETTINGS = SettingsSpec(

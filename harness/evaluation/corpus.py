@@ -15,9 +15,8 @@ from pathlib import Path
 from typing import Any, Final, Literal
 
 import attrs
-from ruamel.yaml.error import YAMLError
 
-from harness.yaml_tree import NestedTooDeeply, bounded_yaml
+from harness.yaml_tree import YamlProblem, load_tree
 from hookspecs.errors import DshError
 
 CORPUS_FILE: Final = "corpus.yml"
@@ -79,11 +78,13 @@ def load_corpus(directory: Path) -> tuple[Case, ...]:
 
 def _yaml(path: Path) -> Any:
     try:
-        return bounded_yaml("safe").load(path.read_text(encoding="utf-8"))
-    except NestedTooDeeply as exc:
-        raise CorpusError(f"{path.name}:{exc.line}: {exc}") from None
-    except (OSError, UnicodeDecodeError, YAMLError) as exc:
+        text = path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as exc:
         raise CorpusError(f"{path.name}: cannot read ({type(exc).__name__})") from None
+    try:
+        return load_tree(text)
+    except YamlProblem as exc:
+        raise CorpusError(f"{path.name}: invalid YAML: {exc}") from None
 
 
 def _case(directory: Path, entry: Any, where: str) -> Case:

@@ -15,7 +15,6 @@ from typing import Any, get_args
 import attrs
 import cattrs
 from cattrs.gen import make_dict_structure_fn, override
-from ruamel.yaml.error import MarkedYAMLError, YAMLError
 
 from hookspecs.errors import InputFileError, JsonDataError, PluginError
 from hookspecs.fsutil import read_regular_text
@@ -23,7 +22,7 @@ from hookspecs.values.json import check_json, dumps_compact
 from hookspecs.values.llm import FinishReason, ModelInfo, UsageChunk
 from hookspecs.values.wire import describe_value, make_converter, structure
 
-from ..yaml_tree import NestedTooDeeply, bounded_yaml
+from ..yaml_tree import YamlProblem, load_tree
 
 #: A script is hand-written YAML; a generous bound that still stops a runaway file.
 SCRIPT_LIMIT = 16 << 20
@@ -130,17 +129,9 @@ def load_script(path: str | Path) -> Script:
 def parse_script_text(text: str, *, source: str = "<script>") -> Script:
     """Validate YAML ``text``; ``source`` names it in errors."""
     try:
-        data = bounded_yaml("safe").load(text)
-    except NestedTooDeeply as exc:
-        raise ScriptError(f"{source}: invalid YAML: {exc} (line {exc.line}, column {exc.column})") from None
-    except MarkedYAMLError as exc:
-        raise ScriptError(f"{source}: invalid YAML: {_describe_yaml_error(exc)}") from None
-    except YAMLError as exc:
+        data = load_tree(text)
+    except YamlProblem as exc:
         raise ScriptError(f"{source}: invalid YAML: {exc}") from None
-    except RecursionError:  # the composer recurses once per nesting level
-        raise ScriptError(f"{source}: invalid YAML: nested too deeply") from None
-    except Exception as exc:  # ruamel's constructors leak plain errors for a bad tag (``!!int``, ``!!float xyz``)
-        raise ScriptError(f"{source}: invalid YAML: a tagged value cannot be built ({exc})") from None
     return parse_script_data(data, source=source)
 
 
@@ -153,15 +144,6 @@ def parse_script_data(data: Any, *, source: str = "<script>") -> Script:
     if problems:
         raise ScriptError(f"{source}: {'; '.join(problems)}")
     return Script(responses=parsed.responses, models=parsed.models, source=source)
-
-
-def _describe_yaml_error(exc: MarkedYAMLError) -> str:
-    parts = [p for p in (exc.context, exc.problem) if p]
-    text = "; ".join(str(p) for p in parts) or "syntax error"
-    mark = exc.problem_mark or exc.context_mark
-    if mark is not None:
-        text += f" (line {mark.line + 1}, column {mark.column + 1})"
-    return text
 
 
 # --- checks the type system cannot express --------------------------------------------

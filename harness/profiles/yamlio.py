@@ -6,12 +6,10 @@ import datetime
 from pathlib import Path
 from typing import Any
 
-from ruamel.yaml.error import MarkedYAMLError, YAMLError
-
 from hookspecs.errors import ProfileError
 from hookspecs.fsutil import read_regular_text
 
-from ..yaml_tree import NestedTooDeeply, bounded_yaml, recursive_alias_path
+from ..yaml_tree import YamlProblem, load_tree
 
 #: A profile or patch is a page of YAML; anything near this size is not one.
 PROFILE_LIMIT = 1 << 20
@@ -28,26 +26,11 @@ def read_text(path: Path, *, what: str = "profile") -> str:
 
 
 def load_yaml(text: str, *, source: str) -> Any:
-    """Round-trip load (nodes keep ``.lc`` line info); malformed YAML names the line."""
+    """Round-trip load (nodes keep ``.lc`` line info); invalid YAML names the line (``hookspecs.values.wire.describe_yaml_error``)."""
     try:
-        data = bounded_yaml("rt").load(text)
-    except NestedTooDeeply as exc:
-        raise ProfileError(f"{source}:{exc.line}: malformed YAML: {exc}") from None
-    except MarkedYAMLError as exc:
-        mark = exc.problem_mark or exc.context_mark
-        line = f":{mark.line + 1}" if mark is not None else ""
-        problem = exc.problem or exc.context or "invalid YAML"
-        raise ProfileError(f"{source}{line}: malformed YAML: {problem}") from exc
-    except YAMLError as exc:
-        raise ProfileError(f"{source}: malformed YAML: {exc}") from exc
-    except RecursionError:  # the composer recurses once per nesting level
-        raise ProfileError(f"{source}: malformed YAML: nested too deeply") from None
-    except Exception as exc:  # ruamel's constructors leak plain errors for a bad tag (``!!float xyz``, ``!!set``)
-        raise ProfileError(f"{source}: malformed YAML: a tagged value cannot be built ({exc})") from None
-    recursive = recursive_alias_path(data)
-    if recursive is not None:
-        raise ProfileError(f"{source}: malformed YAML: recursive alias at {recursive}")
-    return data
+        return load_tree(text, typ="rt")
+    except YamlProblem as exc:
+        raise ProfileError(f"{source}: invalid YAML: {exc}") from None
 
 
 def line_of_item(seq: Any, index: int) -> int | None:

@@ -9,7 +9,9 @@ from typing import Any
 from hookspecs.protocols import Session
 from hookspecs.values import EventTypes, Message, SessionEvent, ToolCallBlock, message_from_json
 
-_SURFACE = (EventTypes.USER_MESSAGE, EventTypes.ASSISTANT_MESSAGE, EventTypes.TOOL_RESULT)
+#: the event types whose messages make up the model history (the one list: the
+#: compaction engine and the transcript importer read it too)
+HISTORY_TYPES = frozenset({EventTypes.USER_MESSAGE, EventTypes.ASSISTANT_MESSAGE, EventTypes.TOOL_RESULT})
 
 
 def derive_messages(events: Iterable[SessionEvent]) -> list[Message]:
@@ -51,7 +53,7 @@ class SurfaceFold:
         out, seqs, after_call = self.messages, self.seqs, self._after_call
         for event in events:
             self.consumed += 1
-            if event.type not in _SURFACE:
+            if event.type not in HISTORY_TYPES:
                 continue
             data = event.data
             message = message_from_json(data["message"], where=f"event {event.seq} message")

@@ -9,7 +9,6 @@ load drops.
 
 from __future__ import annotations
 
-import json
 import os
 import re
 from collections.abc import Callable
@@ -21,7 +20,14 @@ import attrs
 from hookspecs.errors import SessionError, SessionFormatError
 from hookspecs.fsutil import FILE_MODE, write_all
 from hookspecs.layout import SESSION_FILE, SESSION_HEADER_TYPE, SESSIONS_DIR
-from hookspecs.values import SESSION_FORMAT_VERSION, SessionEvent, SessionHeader, dumps_compact
+from hookspecs.values import (
+    SESSION_FORMAT_VERSION,
+    SessionEvent,
+    SessionHeader,
+    decode_strict,
+    dumps_compact,
+    loads_strict,
+)
 from hookspecs.values.wire import make_converter, structure
 
 from .logfile import open_log_fd, read_log_bytes
@@ -236,7 +242,7 @@ def decode_events(
     already). Errors name the file line: event ``seq`` sits on line ``seq + 2``."""
     events: list[SessionEvent] = []
     append = events.append
-    decode = _DECODER.decode
+    decode = decode_strict
     last = len(lines) - 1
     for index in range(start, len(lines)):
         line = lines[index]
@@ -266,17 +272,9 @@ def decode_events(
     return events, None
 
 
-def _reject_constant(name: str) -> Any:
-    raise ValueError(f"{name} is not valid JSON")
-
-
-#: one decoder for every line (building one per ``json.loads`` call is costly)
-_DECODER = json.JSONDecoder(parse_constant=_reject_constant)
-
-
 def parse_header(line: bytes, label: str) -> SessionHeader:
     try:
-        obj = json.loads(line, parse_constant=_reject_constant)
+        obj = loads_strict(line)
     except ValueError as exc:
         raise SessionFormatError(f"{label}:1: header is not JSON ({exc})") from None
     parsed: _HeaderLine = structure(

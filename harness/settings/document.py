@@ -20,13 +20,12 @@ import attrs
 import trio
 from ruamel.yaml import YAML
 from ruamel.yaml.comments import CommentedMap
-from ruamel.yaml.error import YAMLError
 
 from hookspecs.errors import InputFileError, SettingsError
 from hookspecs.fsutil import FILE_MODE, ensure_private_dir, read_regular_bytes
 from hookspecs.values.wire import describe_value
 
-from ..yaml_tree import NestedTooDeeply, bounded_yaml, recursive_alias_path
+from ..yaml_tree import YamlProblem, bounded_yaml, load_tree
 
 try:  # advisory cross-process lock; absent on Windows, where writes stay atomic but unfenced
     import fcntl
@@ -81,22 +80,13 @@ def read_text(path: Path) -> str:
 
 
 def parse(text: str, *, where: str) -> CommentedMap:
-    """The round-trip tree; malformed YAML raises ``SettingsError`` naming the line."""
+    """The round-trip tree; invalid YAML raises ``SettingsError`` naming the line."""
     try:
-        root = make_yaml().load(text)
-    except NestedTooDeeply as exc:
-        raise SettingsError(f"{where}: invalid YAML at line {exc.line}, column {exc.column}: {exc}") from None
-    except YAMLError as exc:
-        raise SettingsError(f"{where}: {_describe_yaml_error(exc)}") from exc
-    except RecursionError:  # the composer recurses once per nesting level
-        raise SettingsError(f"{where}: invalid YAML: nested too deeply") from None
-    except Exception as exc:  # ruamel's constructors leak plain errors for a bad tag (``!!float xyz``, ``!!set``)
-        raise SettingsError(f"{where}: invalid YAML: a tagged value cannot be built ({exc})") from None
+        root = load_tree(text, yaml=make_yaml())
+    except YamlProblem as exc:
+        raise SettingsError(f"{where}: invalid YAML: {exc}") from None
     if root is None:
         return CommentedMap()
-    recursive = recursive_alias_path(root)
-    if recursive is not None:
-        raise SettingsError(f"{where}: invalid YAML: recursive alias at {recursive}")
     if not isinstance(root, CommentedMap):
         raise SettingsError(f"{where}: expected a mapping of namespaces at the top level, got {describe_value(root)}")
     return root
@@ -193,11 +183,3 @@ def _acquire(path: Path) -> int:
         os.close(fd)
         raise
     return fd
-
-
-def _describe_yaml_error(exc: YAMLError) -> str:
-    mark = getattr(exc, "problem_mark", None) or getattr(exc, "context_mark", None)
-    problem = getattr(exc, "problem", None) or str(exc).strip().splitlines()[0]
-    if mark is None:
-        return f"invalid YAML: {problem}"
-    return f"invalid YAML at line {mark.line + 1}, column {mark.column + 1}: {problem}"

@@ -4,7 +4,9 @@ Only what settings schemas use is supported (JSON scalars, optionals, lists,
 homogeneous tuples, ``Literal``, string-keyed dicts, nested attrs classes); an
 unsupported annotation raises ``TypeError`` so a plugin learns at registration,
 not when a form breaks. Properties are named by field key (an explicit alias,
-else the attribute name).
+else the attribute name). A field declared with ``hookspecs.values.setting``
+gets its description and bounds from that declaration; a plain attrs field,
+from its metadata and its stock validators.
 """
 
 from __future__ import annotations
@@ -18,6 +20,7 @@ import attrs
 import cattrs
 from attrs import validators as v
 
+from hookspecs.values.setting_fields import setting_of
 from hookspecs.values.settings import settings_key
 
 from .fields import default_of
@@ -44,10 +47,14 @@ def _object_schema(cls: type, converter: cattrs.Converter) -> dict[str, Any]:
             prop = _type_schema(field.type, converter)
         except TypeError as exc:
             raise TypeError(f"{key}: {exc}") from None
-        prop.update(_validator_keywords(field.validator, is_array=prop.get("type") == "array"))
-        description = field.metadata.get("description")
-        if description:
-            prop["description"] = str(description)
+        described = setting_of(field)
+        if described is not None:  # the field's one description
+            prop.update(described.json_keywords())
+        else:  # a plain attrs field: what its stock validators and metadata say
+            prop.update(_validator_keywords(field.validator, is_array=prop.get("type") == "array"))
+            description = field.metadata.get("description")
+            if description:
+                prop["description"] = str(description)
         default = default_of(field)  # a factory that needs ``self`` has no standalone default to show
         if default is not attrs.NOTHING:
             prop["default"] = converter.unstructure(default)

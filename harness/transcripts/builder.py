@@ -21,6 +21,7 @@ from typing import Any
 from hookspecs.scrub import scrub_visible
 from hookspecs.values import EventTypes
 
+from ..sessions.history import HISTORY_TYPES
 from .model import SOURCE_LINE_KEY, ImportedEvent
 
 #: characters kept of one text block, one argument text or one result
@@ -37,8 +38,6 @@ MAX_UNKNOWN_LINES = 20
 #: not a new call); an id repeated from further back is imported again
 MAX_REMEMBERED_CALLS = 1000
 UNANSWERED_TEXT = "The transcript records no result for this tool call; the call may have had effects."
-#: the history events a compaction summary stands in for
-HISTORY_TYPES = frozenset({EventTypes.USER_MESSAGE, EventTypes.ASSISTANT_MESSAGE, EventTypes.TOOL_RESULT})
 
 
 class EventBuilder:

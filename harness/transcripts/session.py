@@ -31,7 +31,7 @@ from hookspecs.layout import SESSION_FILE, SESSIONS_DIR
 from hookspecs.protocols import Session
 from hookspecs.values import EventTypes, SessionHeader
 
-from .builder import HISTORY_TYPES
+from ..sessions.history import HISTORY_TYPES
 from .model import Format, ImportedEvent, ImportedTranscript
 from .reader import TranscriptSource, import_source
 from .record import ImportRecord, mismatch

@@ -38,7 +38,7 @@ from .client import (
 )
 from .commands import CommandDefinition, CommandInvocation, CommandResult
 from .events import SESSION_FORMAT_VERSION, EventTypes, SessionEvent, SessionHeader, TurnEndKinds, turn_end_kind
-from .json import JSON, check_json, dumps_compact, loads_strict
+from .json import JSON, check_json, decode_strict, dumps_compact, loads_strict
 from .llm import (
     FinishChunk,
     LlmRequest,
@@ -65,6 +65,15 @@ from .messages import (
     create_user_message,
     message_from_json,
     message_to_json,
+)
+from .setting_fields import (
+    SettingField,
+    Settings,
+    evolve_settings,
+    override_of,
+    setting,
+    setting_fields,
+    setting_of,
 )
 from .settings import SettingsDescriptor, SettingsOp, SettingsSpec, settings_key
 from .subagents import Capabilities, DelegatedPolicy, StopReasons, StoredPrompt, SubagentRequest, SubagentResult
@@ -128,6 +137,7 @@ __all__ = [
     "turn_end_kind",
     "JSON",
     "check_json",
+    "decode_strict",
     "dumps_compact",
     "loads_strict",
     "FinishChunk",
@@ -157,6 +167,13 @@ __all__ = [
     "SettingsOp",
     "SettingsSpec",
     "settings_key",
+    "SettingField",
+    "evolve_settings",
+    "override_of",
+    "setting",
+    "setting_fields",
+    "setting_of",
+    "Settings",
     "Capabilities",
     "DelegatedPolicy",
     "StopReasons",

@@ -8,6 +8,7 @@ import cattrs
 from cattrs.v import format_exception
 
 from ..errors import DshError
+from ..scrub import scrub_text
 
 T = TypeVar("T")
 
@@ -75,6 +76,41 @@ def describe_value(value: Any) -> str:
     if isinstance(value, dict):
         return "a mapping"
     return type(value).__name__
+
+
+#: how much of a YAML loader's problem text a message repeats
+_YAML_PROBLEM_LIMIT = 200
+
+
+def describe_yaml_error(exc: BaseException, *, first_line: int | None = 1) -> str:
+    """A YAML loader's failure in one line: the problem, then where it is
+    (``mapping values are not allowed here (line 3, column 7)``).
+
+    Every YAML reader words its errors with it (profiles, the settings document,
+    scripts, corpora, definition frontmatter). ``first_line`` is the number of
+    the text's first line (a frontmatter starts below its ``---``); ``None`` for
+    a one-line value, whose column alone is given. Handles ruamel's marked and
+    plain errors, a depth bound's error (``line``/``column`` attributes,
+    1-based), ``RecursionError``, and the plain errors ruamel's constructors
+    leak for a tag that cannot be built (``!!float xyz``).
+    """
+    mark = getattr(exc, "problem_mark", None) or getattr(exc, "context_mark", None)
+    at_line, at_column = getattr(exc, "line", None), getattr(exc, "column", None)
+    if mark is not None:
+        problem = getattr(exc, "problem", None) or getattr(exc, "context", None) or "syntax error"
+        line, column = mark.line + 1, mark.column + 1
+    elif isinstance(at_line, int) and isinstance(at_column, int):
+        problem, line, column = str(exc), at_line, at_column
+    else:
+        if isinstance(exc, RecursionError):  # the composer recurses once per nesting level
+            problem = "nested too deeply"
+        elif type(exc).__module__.startswith("ruamel"):
+            problem = " ".join(str(exc).split()) or type(exc).__name__
+        else:
+            problem = f"a tagged value cannot be built ({' '.join(str(exc).split()) or type(exc).__name__})"
+        return scrub_text(problem, limit=_YAML_PROBLEM_LIMIT)
+    where = f"column {column}" if first_line is None else f"line {line - 1 + first_line}, column {column}"
+    return f"{scrub_text(str(problem), limit=_YAML_PROBLEM_LIMIT)} ({where})"
 
 
 def structure(

@@ -15,7 +15,8 @@ from typing import Any, Final, NoReturn
 
 from ruamel.yaml import YAML
 from ruamel.yaml.constructor import SafeConstructor
-from ruamel.yaml.error import MarkedYAMLError, YAMLError
+
+from hookspecs.values.wire import describe_yaml_error
 
 from ..routes import js_trim, normalize_route
 from ..vocabulary import DEFAULT_ACTIVATION_PROBABILITY
@@ -144,12 +145,8 @@ def _load_yaml(text: str, *, what: str = "invalid YAML frontmatter: ", first_lin
     yaml.Constructor = _FrontmatterConstructor
     try:
         return yaml.load(text)
-    except MarkedYAMLError as exc:
-        _fail(what + _describe_yaml_error(exc, first_line))
-    except YAMLError as exc:
-        _fail(what + " ".join(str(exc).split()))
-    except Exception as exc:  # ruamel constructors leak plain errors (`!!int a`, deep nesting)
-        _fail(what + (" ".join(str(exc).split()) or type(exc).__name__))
+    except Exception as exc:  # ruamel's errors, and plain errors its constructors leak (`!!int a`, deep nesting)
+        _fail(what + describe_yaml_error(exc, first_line=first_line))
 
 
 def _split(source: str) -> tuple[str, str]:
@@ -160,17 +157,6 @@ def _split(source: str) -> tuple[str, str]:
     if closing < 0:
         _fail("definition frontmatter needs a closing --- line")
     return normalized[len(_OPEN) : closing], normalized[closing + len(_CLOSE) :]
-
-
-def _describe_yaml_error(exc: MarkedYAMLError, first_line: int | None) -> str:
-    problem = exc.problem or exc.context or "syntax error"
-    mark = exc.problem_mark or exc.context_mark
-    if mark is None:
-        return str(problem)
-    if first_line is None:  # a one-line value: the column says it all
-        return f"{problem} (column {mark.column + 1})"
-    # report positions in the file, not in the frontmatter slice
-    return f"{problem} (line {mark.line + first_line}, column {mark.column + 1})"
 
 
 def _build(fields: Any, body: str, source_path: Path) -> ShadowDefinition:

@@ -46,15 +46,15 @@ def test_defaults_follow_the_reference() -> None:
 @pytest.mark.parametrize(
     ("config", "message"),
     [
-        ({"reviewTimeoutMs": 0}, "expected reviewTimeoutMs to be >= 1 (0 would abort every review at once), got 0"),
-        ({"reviewTimeoutMs": 4_294_967_296}, "expected reviewTimeoutMs to be <= 4294967295"),
-        ({"reviewMaxDepth": 0}, "expected reviewMaxDepth to be >= 1 (0 would reject every review spawn)"),
-        ({"memoryInterval": 0.5}, "expected memoryInterval to be >= 1, got 0.5"),
-        ({"reviewSkillInterval": 0}, "expected reviewSkillInterval to be >= 1, got 0"),
-        ({"executionTimeoutMs": 30000}, "executionTimeoutMs: it was removed (nothing read it); use reviewTimeoutMs"),
+        ({"reviewTimeoutMs": 0}, "reviewTimeoutMs must be a number from 1 to 4294967295 (0 would abort every review at once), got 0"),
+        ({"reviewTimeoutMs": 4_294_967_296}, "reviewTimeoutMs must be a number from 1 to 4294967295, got 4294967296"),
+        ({"reviewMaxDepth": 0}, "reviewMaxDepth must be a number >= 1 (0 would reject every review spawn), got 0"),
+        ({"memoryInterval": 0.5}, "memoryInterval must be a number >= 1, got 0.5 @ $.memoryInterval"),
+        ({"reviewSkillInterval": 0}, "reviewSkillInterval must be a number >= 1, got 0"),
+        ({"executionTimeoutMs": 30000}, "executionTimeoutMs was removed: nothing read it; use reviewTimeoutMs"),
         ({"reviewMode": "later"}, "expected one of 'subagent', 'inject' @ $.reviewMode"),
         ({"skillReviewTrigger": "always"}, "expected one of 'cadence', 'completion', 'both'"),
-        ({"reviewProvider": ""}, "expected reviewProvider to be a non-empty string when set"),
+        ({"reviewProvider": ""}, "reviewProvider must be a non-empty string, got the string ''"),
     ],
 )
 def test_bad_values_are_refused_at_load_naming_the_field(config: dict[str, object], message: str) -> None:
@@ -100,7 +100,7 @@ def test_a_zero_timeout_in_a_profile_is_refused_with_the_reason(tmp_path: Path) 
     profile.write_text("- {id: evolution-review, name: evolution-review, config: {reviewTimeoutMs: 0}}\n")
     proc = harness_cli(tmp_path, tmp_path / "home", "run", "--profile", str(profile), "hello")
     assert proc.returncode != 0
-    assert "reviewTimeoutMs to be >= 1 (0 would abort every review at once)" in proc.stderr
+    assert "reviewTimeoutMs must be a number from 1 to 4294967295 (0 would abort every review at once)" in proc.stderr
     assert len(proc.stderr.strip().splitlines()) == 1
 
 

@@ -50,7 +50,7 @@ async def test_a_live_interval_change_applies_at_the_next_boundary_and_persists(
     assert document[LIVE_NAMESPACE] == {"reviewMemoryInterval": 2}
     # the next start keeps the change
     async with evolution_host(dsh_host, SCRIPT, **CONFIG) as (host, _):
-        assert plugin_of(host).live.knobs().memory_interval == 2
+        assert plugin_of(host).live.knobs().review_memory_interval == 2
 
 
 async def test_an_invalid_live_value_is_refused_naming_the_field_and_the_old_value_stays(
@@ -59,7 +59,7 @@ async def test_an_invalid_live_value_is_refused_naming_the_field_and_the_old_val
     async with evolution_host(dsh_host, SCRIPT, **CONFIG) as (host, _):
         agent = await dsh_host.new_root(host)
         for line, why in [
-            ("/evolution config reviewMemoryInterval 0", "reviewMemoryInterval must be >= 1, got 0"),
+            ("/evolution config reviewMemoryInterval 0", "reviewMemoryInterval must be an integer >= 1, got 0"),
             ("/evolution config reviewMemoryInterval 2.5", "reviewMemoryInterval"),
             ("/evolution config reviewMemoryInterval true", "reviewMemoryInterval: expected an integer"),
             ("/evolution config reviewMode later", "reviewMode"),
@@ -71,7 +71,7 @@ async def test_an_invalid_live_value_is_refused_naming_the_field_and_the_old_val
         kind, text = await run(host, agent, "/evolution config reviewMemoryInterval 0")
         assert text.endswith("; reviewMemoryInterval stays 50")
         knobs = plugin_of(host).live.knobs()
-        assert (knobs.memory_interval, knobs.review_mode, knobs.review_enabled) == (50, "inject", True)
+        assert (knobs.review_memory_interval, knobs.review_mode, knobs.review_enabled) == (50, "inject", True)
     assert not (dsh_home / "settings.yaml").exists()  # nothing was written
 
 
@@ -154,7 +154,7 @@ async def test_the_web_settings_tab_edits_live_knobs_and_shows_the_deployment_on
         assert all(field_payload(f)["label"] != f.key for f in form.fields)
 
         assert await save_form(host, tab, {"reviewMemoryInterval": 0, "reviewMode": "subagent"}) == {
-            "reviewMemoryInterval": "evolution-review-live.reviewMemoryInterval: reviewMemoryInterval must be >= 1, got 0"
+            "reviewMemoryInterval": "evolution-review-live.reviewMemoryInterval: reviewMemoryInterval must be an integer >= 1, got 0"
         }
         assert plugin_of(host).live.knobs().review_mode == "inject"  # nothing written
         refused = await save_form(host, tab, {"reviewTimeoutMs": 10})
@@ -162,12 +162,12 @@ async def test_the_web_settings_tab_edits_live_knobs_and_shows_the_deployment_on
 
         assert await save_form(host, tab, {"reviewMemoryInterval": 3, "reviewWakeInject": False}) == {}
         knobs = plugin_of(host).live.knobs()
-        assert (knobs.memory_interval, knobs.review_wake_inject) == (3, False)
+        assert (knobs.review_memory_interval, knobs.review_wake_inject) == (3, False)
         reloaded = {f.key: f for f in (await load_form(host, tab)).fields}
         assert reloaded["reviewMemoryInterval"].value == 3
         assert "the profile's value is 50" in reloaded["reviewMemoryInterval"].hint.help
         assert await save_form(host, tab, {"reviewMemoryInterval": None}) == {}
-        assert plugin_of(host).live.knobs().memory_interval == 50
+        assert plugin_of(host).live.knobs().review_memory_interval == 50
 
 
 def _cli(tmp_path: Path, line: str) -> subprocess.CompletedProcess[str]:
@@ -179,7 +179,7 @@ def test_the_terminal_changes_a_knob_for_the_next_start_and_refuses_bad_ones(tmp
     bad = _cli(tmp_path, "/evolution config reviewMemoryInterval 0")
     assert bad.returncode == 1 and bad.stdout == ""
     assert bad.stderr.strip().splitlines() == [
-        "evolution-review-live.reviewMemoryInterval: reviewMemoryInterval must be >= 1, got 0; "
+        "evolution-review-live.reviewMemoryInterval: reviewMemoryInterval must be an integer >= 1, got 0; "
         "reviewMemoryInterval stays 50"
     ]
     owned = _cli(tmp_path, "/evolution config reviewMaxDepth 2")

@@ -99,9 +99,9 @@ def test_missing_fields(tmp_path: Path, home: Path) -> None:
 def test_malformed_yaml_names_the_line(tmp_path: Path, home: Path) -> None:
     """A YAML syntax error names the file and line."""
     msg = profile_error(tmp_path, home, "- id: a\n  name: x:Y\n- id: b\n  name: [unclosed\n")
-    assert msg.startswith(f"{tmp_path / 'profile.yml'}:") and "malformed YAML" in msg
+    assert msg.startswith(f"{tmp_path / 'profile.yml'}: invalid YAML: ") and "(line 5, column 1)" in msg
     duplicate = profile_error(tmp_path, home, "- id: a\n  name: x:Y\n  id: b\n")
-    assert "profile.yml:3: malformed YAML: found duplicate key" in duplicate
+    assert "profile.yml: invalid YAML: found duplicate key" in duplicate and "(line 3, column 3)" in duplicate
 
 
 @pytest.mark.parametrize(("text", "problem"), [("", "empty profile"), ("id: a\n", "YAML list at top level, got a mapping")])

@@ -204,8 +204,8 @@ def test_malformed_yaml_names_file_and_line(path: Path, updates: Recorder) -> No
     service.register(loop_spec())
     with pytest.raises(SettingsError) as info:
         service.load()
-    assert info.value.message.startswith(f"{path}: invalid YAML at line ")
-    assert "line 4" in info.value.message
+    assert info.value.message.startswith(f"{path}: invalid YAML: ")
+    assert "(line 4, column " in info.value.message
 
 
 def test_unknown_user_fields_are_reported_not_fatal(path: Path, updates: Recorder) -> None:
@@ -270,7 +270,7 @@ def test_reload_of_malformed_yaml_keeps_everything(path: Path, updates: Recorder
     service = make(path, updates)
     write(path, f"{NS}: [\n")
     [problem] = service.reload()
-    assert problem.startswith(f"{path}: invalid YAML at line")
+    assert problem.startswith(f"{path}: invalid YAML: ") and "(line " in problem
     assert service.get(NS).ratio == 0.75
     assert updates.calls == []
 

@@ -72,14 +72,14 @@ LOADERS: list[tuple[str, Callable[[str], object], Callable[[int], str], type[Exc
         lambda text: parse_profile(text, source="p.yml"),
         lambda d: "- " + flow(d - 1) + "\n",
         ProfileError,
-        "p.yml:1: malformed YAML: nested too deeply (more than 100 levels)",
+        "p.yml: invalid YAML: nested too deeply (more than 100 levels) (line 1, column 102)",
     ),
     (
         "settings",
         lambda text: parse_settings(text, where="settings.yaml"),
         lambda d: "demo: " + flow(d - 1) + "\n",
         SettingsError,
-        "settings.yaml: invalid YAML at line 1, column 106: nested too deeply (more than 100 levels)",
+        "settings.yaml: invalid YAML: nested too deeply (more than 100 levels) (line 1, column 106)",
     ),
     (
         "script",
@@ -127,4 +127,4 @@ def test_a_deep_profile_file_is_refused_in_one_line(tmp_path: Path) -> None:
     path.write_text("- id: a\n  name: b\n  config: " + flow(50_000) + "\n")
     with pytest.raises(ProfileError) as info:
         compose_profile(path, dsh_home=tmp_path / "home")
-    assert info.value.message == f"{path}:3: malformed YAML: nested too deeply (more than {MAX_DEPTH} levels)"
+    assert info.value.message == f"{path}: invalid YAML: nested too deeply (more than {MAX_DEPTH} levels) (line 3, column 109)"

@@ -1,4 +1,8 @@
-"""File helpers the built-in tools share: binary sniffing, atomic writes, safe errors.
+"""File helpers the built-in tools share: binary sniffing, link checks, safe errors.
+
+Writes go through the one atomic writer, ``hookspecs.fsutil.write_atomic``,
+under its user-file rule (``mode=KEEP_MODE``): an existing file keeps its
+permissions, a new one gets the umask's, and the parent must already exist.
 
 Hard links: a name inside the workspace may be a second link to a file that
 lives outside it (``ln /etc/shadow-copy ws/x``), and nothing about the name
@@ -13,7 +17,6 @@ import os
 import stat
 from pathlib import Path
 
-from hookspecs import fsutil
 from hookspecs.errors import ToolArgsError, ToolError
 
 #: How much of a file is sniffed for a NUL byte (what git and grep do).
@@ -57,11 +60,3 @@ def hard_link_refusal(shown: str, st: os.stat_result, *, argument: str = "path")
         "(another link may lie outside the workspace)"
     )
 
-
-def write_atomic(path: Path, data: bytes) -> bool:
-    """Replace a workspace file atomically and durably; True when the file is new.
-
-    ``hookspecs.fsutil.write_atomic`` under the user-file rule: an existing file
-    keeps its permissions, a new one gets the umask's (not the 0600 of private
-    state), and the parent directory must already exist."""
-    return fsutil.write_atomic(path, data, mode=fsutil.KEEP_MODE)

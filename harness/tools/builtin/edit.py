@@ -7,12 +7,13 @@ from typing import Any
 
 import attrs
 
+from hookspecs import fsutil
 from hookspecs.errors import ToolArgsError, ToolError
 from hookspecs.protocols import ToolRunContext
 from hookspecs.values import ToolDefinition, ToolResult
 
 from ..workspace import relative_path, resolve_in_workspace, workspace_root
-from ._files import SNIFF_BYTES, looks_binary, os_reason, require_regular_file, write_atomic
+from ._files import SNIFF_BYTES, looks_binary, os_reason, require_regular_file
 
 PARAMETERS: dict[str, Any] = {
     "type": "object",
@@ -80,7 +81,7 @@ def _apply(edit: _Edit) -> int:
     except UnicodeEncodeError:
         raise ToolArgsError("new_text: contains a lone surrogate, which is not valid UTF-8") from None
     try:
-        write_atomic(edit.path, payload)
+        fsutil.write_atomic(edit.path, payload, mode=fsutil.KEEP_MODE)
     except OSError as exc:
         raise ToolError(f"cannot write {edit.shown!r}: {os_reason(exc)}") from None
     return count

@@ -5,12 +5,13 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+from hookspecs import fsutil
 from hookspecs.errors import ToolArgsError, ToolError
 from hookspecs.protocols import ToolRunContext
 from hookspecs.values import ToolDefinition, ToolResult
 
 from ..workspace import relative_path, resolve_in_workspace, workspace_root
-from ._files import os_reason, write_atomic
+from ._files import os_reason
 
 PARAMETERS: dict[str, Any] = {
     "type": "object",
@@ -32,7 +33,7 @@ def _write(path: Path, shown: str, data: bytes) -> bool:
         raise ToolArgsError(f"path {shown!r} is a directory")
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
-        return write_atomic(path, data)
+        return fsutil.write_atomic(path, data, mode=fsutil.KEEP_MODE)
     except (FileExistsError, NotADirectoryError):
         raise ToolArgsError(f"path {shown!r}: a parent of it is a file, not a directory") from None
     except OSError as exc:
