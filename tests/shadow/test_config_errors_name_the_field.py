@@ -33,9 +33,9 @@ async def start(tmp_path: Path, *, config: dict[str, object]) -> str:
 @pytest.mark.parametrize(
     ("key", "value", "problem"),
     [
-        ("maxReportChars", -5, "'maxReportChars' must be >= 0: -5"),
-        ("reviewWindowSize", 1, "'reviewWindowSize' must be >= 2: 1"),
-        ("staleReportDecay", 1.5, "'staleReportDecay' must be <= 1: 1.5"),
+        ("maxReportChars", -5, "maxReportChars must be an integer >= 0, got -5"),
+        ("reviewWindowSize", 1, "reviewWindowSize must be an integer >= 2, got 1"),
+        ("staleReportDecay", 1.5, "staleReportDecay must be a finite number from 0 to 1, got 1.5"),
     ],
 )
 async def test_profile_row_and_settings_file_both_name_the_field(
@@ -54,6 +54,6 @@ async def test_profile_row_and_settings_file_both_name_the_field(
 
 async def test_every_bad_field_of_a_row_is_named_at_once(tmp_path: Path) -> None:
     message = await start(tmp_path, config={"maxReportChars": -5, "reviewWindowSize": "big", "staleReportDecay": 2})
-    assert "'maxReportChars' must be >= 0: -5 @ $.maxReportChars" in message
-    assert "@ $.reviewWindowSize" in message
-    assert "'staleReportDecay' must be <= 1: 2.0 @ $.staleReportDecay" in message
+    assert "maxReportChars must be an integer >= 0, got -5 @ $.maxReportChars" in message
+    assert "expected an integer, got the string 'big' @ $.reviewWindowSize" in message
+    assert "staleReportDecay must be a finite number from 0 to 1, got 2 @ $.staleReportDecay" in message
