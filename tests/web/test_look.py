@@ -210,25 +210,39 @@ def test_switches_toasts_favicon_and_a_360_px_sidebar(browser: Any, server: Serv
 FOCUSABLE = "button, a[href], textarea, input, select, summary, [tabindex]:not([tabindex='-1'])"
 
 
+#: what a control is, by what a person sees of it, not by node identity: a list
+#: the page redraws while Tab walks it (the sidebar refreshing when a reviewer's
+#: session appears) keeps its controls' keys
+CONTROL_KEY = (
+    "(n) => [n.tagName, n.id, n.getAttribute('aria-label') || n.getAttribute('title') || n.name || '',"
+    " (n.textContent || n.value || '').trim().slice(0, 60)].join('|')"
+)
+
+
 def tab_through(page: Any, limit: int = 200) -> list[str]:
-    """Press Tab from the top of the page until focus comes back round; the ids of what it reached."""
-    page.evaluate(f"document.querySelectorAll({FOCUSABLE!r}).forEach((n, i) => {{ n.dataset.probe = 'c' + i; }})")
+    """Press Tab from the top of the page until focus comes back round; the keys of what it reached."""
     # start from the top: Tab goes on from the last click otherwise
-    page.evaluate("const top = document.querySelector('header.top'); top.tabIndex = -1; top.focus()")
+    page.evaluate(
+        "window.__visited = new WeakSet(); const top = document.querySelector('header.top'); top.tabIndex = -1; top.focus()"
+    )
     seen: list[str] = []
     for _ in range(limit):
         page.keyboard.press("Tab")
-        probe = page.evaluate("document.activeElement ? document.activeElement.dataset.probe || document.activeElement.tagName : null")
-        if probe in seen or probe in (None, "BODY"):
+        key = page.evaluate(
+            f"""(() => {{ const n = document.activeElement;
+                 if (!n || n === document.body || window.__visited.has(n)) return null;
+                 window.__visited.add(n); return ({CONTROL_KEY})(n); }})()"""
+        )
+        if key is None or (seen and key == seen[0]):  # came back round (to the same node, or a redrawn first one)
             break
-        seen.append(probe)
+        seen.append(key)
     return seen
 
 
 def test_tab_reaches_every_control_in_document_order(browser: Any, server: Server, reviewed: str) -> None:
     page = open_page(browser, server, f"/?session={reviewed}")
     page.wait_for_selector(".card .run[data-phase=report]")
-    page.wait_for_selector("#sessions button.session.current")  # the sidebar is drawn: nothing re-renders under the probes
+    page.wait_for_selector("#sessions button.session.current")  # the sidebar is drawn
     for view in ("session", "settings"):
         if view == "settings":
             page.click("#nav-settings")
@@ -239,7 +253,7 @@ def test_tab_reaches_every_control_in_document_order(browser: Any, server: Serve
             f"""[...document.querySelectorAll({FOCUSABLE!r})]
                 .filter((n) => !n.disabled && n.getClientRects().length && getComputedStyle(n).visibility !== 'hidden'
                   && !(n.closest('details:not([open])') && n.tagName !== 'SUMMARY'))
-                .map((n) => n.dataset.probe)"""
+                .map({CONTROL_KEY})"""
         )
         assert reached == visible, (view, [p for p in visible if p not in reached], [p for p in reached if p not in visible])
         assert page.evaluate("[...document.querySelectorAll('[tabindex]')].every((n) => n.tabIndex <= 0)")  # no jumps ahead
