@@ -11,14 +11,18 @@ from __future__ import annotations
 
 import sys
 from importlib import metadata
+from typing import Any
 
-_READ: tuple[tuple[str, ...], metadata.EntryPoints] | None = None
+#: (the sys.path it was read under, every entry point; Python 3.11 types it by its deprecated dict view)
+_READ: tuple[tuple[str, ...], Any] | None = None
 
 
 def entry_points(group: str) -> metadata.EntryPoints:
     """The installed entry points of ``group``, as ``metadata.entry_points(group=group)``."""
     global _READ
     path = tuple(sys.path)
-    if _READ is None or _READ[0] != path:
-        _READ = (path, metadata.entry_points())
-    return _READ[1].select(group=group)
+    read = _READ
+    if read is None or read[0] != path:
+        read = _READ = (path, metadata.entry_points())
+    found: metadata.EntryPoints = read[1].select(group=group)
+    return found

@@ -7,7 +7,7 @@ import hashlib
 import json
 import os
 import stat
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
@@ -289,7 +289,7 @@ def frame(raw: bytes, label: str, *, first: int = 1, allow_empty: bool = False) 
 
 #: what ``bytes.strip()`` took for blank (JSON's white space and the other ASCII ones)
 _BLANK = " \t\n\r\x0b\x0c"
-_SCANNER = json.JSONDecoder().scan_once
+_SCANNER: Callable[[str, int], tuple[Any, int]] = json.JSONDecoder().scan_once  # type: ignore[attr-defined]
 
 
 def _loads_or_raise(chunk: str, label: str, number: int, *, cut: bool) -> Any:
