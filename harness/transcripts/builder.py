@@ -15,6 +15,7 @@ import json
 import re
 import secrets
 from collections import Counter
+from collections.abc import Callable
 from itertools import count
 from typing import Any
 
@@ -287,3 +288,15 @@ def argument_text(value: Any) -> str:
 
 #: ``json.dumps(value, ensure_ascii=False)`` without a new encoder per call
 _ENCODE = json.JSONEncoder(ensure_ascii=False).encode
+#: the scanner ``json.loads`` ends in
+SCAN_JSON: Callable[[str, int], tuple[Any, int]] = json.JSONDecoder().scan_once  # type: ignore[attr-defined]
+
+
+def loads(text: str) -> Any:
+    """``json.loads(text)``, without its two white-space matches when ``text``
+    is one JSON value with nothing around it (a tool's output often is)."""
+    try:
+        value, end = SCAN_JSON(text, 0)
+    except StopIteration:
+        return json.loads(text)  # white space first, or the error json.loads names
+    return value if end == len(text) else json.loads(text)

@@ -7,7 +7,7 @@ import hashlib
 import json
 import os
 import stat
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
@@ -19,7 +19,7 @@ from hookspecs.fsutil import read_at, read_regular_bytes
 from hookspecs.scrub import scrub_text
 
 from . import claude_code, codex
-from .builder import EventBuilder, type_of
+from .builder import SCAN_JSON, EventBuilder, type_of
 from .model import Format, ImportedTranscript, TranscriptError
 
 #: a transcript larger than this is refused rather than read into memory
@@ -264,7 +264,7 @@ def frame(raw: bytes, label: str, *, first: int = 1, allow_empty: bool = False) 
     lines = raw.decode("utf-8", errors="surrogateescape").split("\n")
     last = first + len(lines) - 1
     entries: list[tuple[int, dict[str, Any]]] = []
-    scan = _SCANNER
+    scan = SCAN_JSON
     with paused_gc():
         for number, chunk in enumerate(lines, start=first):
             if not chunk or (chunk[0] in _BLANK and not chunk.strip(_BLANK)):
@@ -289,7 +289,6 @@ def frame(raw: bytes, label: str, *, first: int = 1, allow_empty: bool = False) 
 
 #: what ``bytes.strip()`` took for blank (JSON's white space and the other ASCII ones)
 _BLANK = " \t\n\r\x0b\x0c"
-_SCANNER: Callable[[str, int], tuple[Any, int]] = json.JSONDecoder().scan_once  # type: ignore[attr-defined]
 
 
 def _loads_or_raise(chunk: str, label: str, number: int, *, cut: bool) -> Any:
