@@ -77,6 +77,7 @@ __all__ = [
     "PARTIAL_SECRET",
     "forget_registered_secrets",
     "hide_credentials",
+    "hide_in_visible",
     "is_plain",
     "may_hold_credentials",
     "suspects",
