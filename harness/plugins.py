@@ -23,7 +23,6 @@ import importlib
 import inspect
 import os
 from collections.abc import Callable, Mapping, Sequence
-from importlib import metadata
 from pathlib import Path
 from typing import Any, Literal
 
@@ -36,6 +35,7 @@ from hookspecs.markers import CONFIG_PATH, PLUGINS_ENTRY_POINT_GROUP, PROJECT_NA
 from hookspecs.values.settings import settings_key
 from hookspecs.values.wire import describe_errors, make_converter, structure
 
+from .entry_points import entry_points
 from .profiles import ProfileRow
 from .settings.fields import use_keys, validator_problems
 
@@ -130,12 +130,12 @@ def make_plugin_manager() -> pluggy.PluginManager:
 
 def installed_plugin_names() -> list[str]:
     """Entry-point names in group ``dsh.plugins`` (nothing is imported)."""
-    return sorted({ep.name for ep in metadata.entry_points(group=PLUGINS_ENTRY_POINT_GROUP)})
+    return sorted({ep.name for ep in entry_points(group=PLUGINS_ENTRY_POINT_GROUP)})
 
 
 def resolve_plugin(name: str, *, where: str) -> type | Callable[..., object]:
     """The class or factory named by an entry point, else by ``module:attr``."""
-    for ep in metadata.entry_points(group=PLUGINS_ENTRY_POINT_GROUP):
+    for ep in entry_points(group=PLUGINS_ENTRY_POINT_GROUP):
         if ep.name == name:
             try:
                 loaded = ep.load()

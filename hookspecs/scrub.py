@@ -47,7 +47,14 @@ from typing import Any, Final
 
 from .secret_gate import CONTROL_GATE, CONTROLS
 from .secret_rules import BREAK, SPACE
-from .secrets_detect import CREDENTIAL, PARTIAL_SECRET, hide_credentials, is_plain, may_hold_credentials, suspects
+from .secrets_detect import (
+    CREDENTIAL,
+    PARTIAL_SECRET,
+    hide_credentials,
+    hide_in_visible,
+    may_hold_credentials,
+    suspects,
+)
 
 __all__ = [
     "ABSOLUTE_PATH",
@@ -149,7 +156,7 @@ def scrub_visible(text: str) -> str:
     """``scrub_secrets(visible(text))``: a text from outside as it is kept whole
     (an imported transcript's). A text with nothing to change costs one scan
     (:func:`hookspecs.secrets_detect.is_plain`)."""
-    return text if is_plain(text) else hide_credentials(visible(text))
+    return hide_in_visible(text, visible)
 
 
 def scrub_json(value: Any, *, secrets: Iterable[str] = (), serialized: str | bytes | None = None) -> Any:

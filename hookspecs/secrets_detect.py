@@ -64,11 +64,11 @@ from __future__ import annotations
 
 import re
 from bisect import bisect_right
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from itertools import accumulate
 from typing import Final
 
-from .secret_gate import CREDENTIAL, PARTIAL_SECRET, RULE_GATE, KnownSecrets, splice
+from .secret_gate import CONTROL_GATE, CREDENTIAL, PARTIAL_SECRET, RULE_GATE, KnownSecrets, splice
 from .secret_rules import BY_EXACT_START, BY_FOLDED_START, RULES, Rule
 
 __all__ = [
@@ -77,6 +77,7 @@ __all__ = [
     "PARTIAL_SECRET",
     "forget_registered_secrets",
     "hide_credentials",
+    "hide_in_visible",
     "is_plain",
     "may_hold_credentials",
     "suspects",
@@ -120,6 +121,29 @@ def hide_credentials(text: str, *, secrets: Iterable[str] = ()) -> str:
     data = text.encode("utf-8", "surrogatepass")
     if not extra and not _KNOWN.may_occur(text, data):
         return text  # one scan: no rule can match, no registered secret occurs
+    return _hide(text, data, extra)
+
+
+def hide_in_visible(text: str, visible: Callable[[str], str]) -> str:
+    """``hide_credentials(visible(text))`` where ``visible`` changes only a
+    text holding a control character or a lone surrogate: one scan settles a
+    text with nothing to change (:func:`is_plain`), and a text the scan hit
+    with no control character in it goes to the rules without scanning again."""
+    try:
+        data = text.encode("utf-8")
+    except UnicodeEncodeError:
+        return hide_credentials(visible(text))  # a lone surrogate
+    known = _KNOWN
+    if known.plain_gate.first(data) < 0 and not known.odd_in(text):
+        return text
+    if CONTROL_GATE.first(data) >= 0:
+        return hide_credentials(visible(text))
+    # no control character: what hit was the credentials' gate (:meth:`KnownSecrets.may_occur`)
+    return _hide(text, data, set())
+
+
+def _hide(text: str, data: bytes, extra: set[str]) -> str:
+    """:func:`hide_credentials` of a text the gate hit (``data``: its UTF-8 bytes)."""
     hidden = _KNOWN.hide(text, extra, data)
     if hidden is not text:
         text, data = hidden, hidden.encode("utf-8", "surrogatepass")
@@ -288,8 +312,10 @@ def _spans_of(rule: Rule, match: re.Match[str], text: str) -> list[tuple[int, in
         return [match.span()]
     if rule.kind == "part":
         return [match.span("secret")]
-    group = next(g for g in ("dq", "sq", "bare") if match.group(g) is not None)
-    start, end = match.span(group)
+    for group in ("dq", "sq", "bare"):  # the one that took part
+        start, end = match.span(group)
+        if start >= 0:
+            break
     if _not_a_secret(text[start:end], folded_value=match.group(group), next_char=text[end : end + 1]):
         return []
     return [(start, end)]

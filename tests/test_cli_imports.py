@@ -59,7 +59,9 @@ def test_help_loads_no_runtime(tmp_path: Path) -> None:
 
 #: what ``harness run`` never needs to make its request: the terminal chat and
 #: its input, the web stack, the scripted provider of a profile that does not
-#: route to it, the transcript importer and the evaluation harness
+#: route to it, the transcript importer, the evaluation harness, and the Shadow
+#: Mind's review pipeline and evidence checks (a turn without tool calls admits
+#: no review and fires no check)
 NOT_FOR_RUN = (
     "harness.cli.chat",
     "harness.cli.chat_input",
@@ -72,6 +74,8 @@ NOT_FOR_RUN = (
     "harness.llm.script",
     "harness.transcripts",
     "harness.evaluation",
+    "shadow_mind_plugin.run.pipeline",
+    "shadow_mind_plugin.checks",
 )
 
 

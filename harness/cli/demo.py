@@ -32,7 +32,7 @@ import os
 import sys
 import tempfile
 from collections.abc import Iterator
-from importlib import metadata, resources
+from importlib import resources
 from importlib.resources.abc import Traversable
 from pathlib import Path
 
@@ -42,6 +42,7 @@ from ruamel.yaml import YAML
 
 from hookspecs.errors import DshError
 
+from ..entry_points import entry_points
 from ..paths import resolve_dsh_home
 from ..profiles import compose_profile
 from .common import add_profile_arguments
@@ -84,7 +85,7 @@ class Demo:
 def available_demos() -> dict[str, Demo]:
     """Every declared demo by name; the first declaration of a name wins."""
     found: dict[str, Demo] = {}
-    for ep in metadata.entry_points(group=DEMOS_ENTRY_POINT_GROUP):
+    for ep in entry_points(group=DEMOS_ENTRY_POINT_GROUP):
         found.setdefault(ep.name, Demo(name=ep.name, value=ep.value.strip()))
     return found
 

@@ -16,6 +16,8 @@ from importlib import machinery, metadata
 
 from hookspecs.scrub import scrub_text
 
+from ..entry_points import entry_points
+
 #: Entry-point group of extra top-level commands: name -> ``main(argv: list[str]) -> int``.
 CLI_ENTRY_POINT_GROUP = "dsh.cli"
 #: Larger source files are not parsed for a help line.
@@ -30,7 +32,7 @@ def add_extension_parsers(sub: argparse._SubParsersAction) -> None:
     argument starts with keeps argparse from reading them as options).
     """
     seen = set(sub.choices)
-    for ep in metadata.entry_points(group=CLI_ENTRY_POINT_GROUP):
+    for ep in entry_points(group=CLI_ENTRY_POINT_GROUP):
         if ep.name in seen:  # built-ins win; the first distribution found wins
             continue
         seen.add(ep.name)

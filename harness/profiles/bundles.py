@@ -8,12 +8,14 @@ package is imported by ``importlib.resources`` when the bundle is read.
 
 from __future__ import annotations
 
-from importlib import metadata, resources
+from importlib import resources
 
 import attrs
 
 from hookspecs.errors import ProfileError
 from hookspecs.markers import BUNDLES_ENTRY_POINT_GROUP
+
+from ..entry_points import entry_points
 
 
 @attrs.frozen(kw_only=True)
@@ -32,7 +34,7 @@ class Bundle:
 def available_bundles() -> dict[str, Bundle]:
     """Every declared bundle by name; the first declaration of a name wins."""
     found: dict[str, Bundle] = {}
-    for ep in metadata.entry_points(group=BUNDLES_ENTRY_POINT_GROUP):
+    for ep in entry_points(group=BUNDLES_ENTRY_POINT_GROUP):
         if ep.name not in found:
             dist = getattr(ep, "dist", None)
             found[ep.name] = Bundle(name=ep.name, value=ep.value.strip(), distribution=dist.name if dist else None)

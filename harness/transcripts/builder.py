@@ -15,6 +15,7 @@ import json
 import re
 import secrets
 from collections import Counter
+from collections.abc import Callable
 from itertools import count
 from typing import Any
 
@@ -102,7 +103,7 @@ class EventBuilder:
         self._open_step(line)
         content = [text_block(self.clean(text))]
         message = self._message("user", content, dict(source) if source is not None else {"kind": "user"})
-        self._emit(EventTypes.USER_MESSAGE, {**self._where(), "message": message}, line)
+        self._emit(EventTypes.USER_MESSAGE, {"turn": self._turn, "step": self._step or 0, "message": message}, line)
 
     def assistant(self, texts: list[str], calls: list[tuple[str, str, str]], line: int) -> None:
         """An assistant message: visible texts and ``(call id, name, argument text)`` calls."""
@@ -124,12 +125,14 @@ class EventBuilder:
             self.skip("empty assistant message")
             return
         message = self._message("assistant", blocks, dict(self.source))
-        self._emit(EventTypes.ASSISTANT_MESSAGE, {**self._where(), "message": message}, line)
+        turn, step = self._turn, self._step or 0
+        self._emit(EventTypes.ASSISTANT_MESSAGE, {"turn": turn, "step": step, "message": message}, line)
         for cid, name, args in made:
             self._pending[cid] = name
             self._calls[cid] = None
             self._step_has_calls = True
-            self._emit(EventTypes.TOOL_CALL, {**self._where(), "call_id": cid, "name": name, "arguments": args}, line)
+            call = {"turn": turn, "step": step, "call_id": cid, "name": name, "arguments": args}
+            self._emit(EventTypes.TOOL_CALL, call, line)
 
     def tool_result(self, call_id: str, text: str, is_error: bool, line: int) -> None:
         name = self._pending.pop(call_id, None)
@@ -210,7 +213,7 @@ class EventBuilder:
         if line <= self.after_line:
             return  # replayed: the earlier import wrote it
         data[SOURCE_LINE_KEY] = line
-        self.events.append(ImportedEvent(type=etype, data=data))
+        self.events.append(ImportedEvent(etype, data))
 
     def _message(self, role: str, content: list[dict[str, Any]], source: dict[str, Any]) -> dict[str, Any]:
         """A message's JSON, as ``message_to_json`` writes it (built directly: the
@@ -226,7 +229,8 @@ class EventBuilder:
         block = {"tool_call_id": call_id, "content": [text_block(text)], "is_error": is_error, "type": "tool-result"}
         source = {"kind": "tool", "call_id": call_id}
         message = {"id": f"result-{call_id}", "role": "tool", "content": [block], "source": source}
-        data: dict[str, Any] = {**self._where(), "call_id": call_id, "name": name, "message": message}
+        data: dict[str, Any] = {"turn": self._turn, "step": self._step or 0, "call_id": call_id, "name": name}
+        data["message"] = message
         if is_error:
             data["error"] = {
                 "code": code or "TOOL_FAILED",
@@ -279,4 +283,20 @@ def type_of(entry: Any) -> str | None:
 
 def argument_text(value: Any) -> str:
     """A tool call's arguments as raw JSON text (text that is already a string is kept)."""
-    return value if isinstance(value, str) else json.dumps(value, ensure_ascii=False)
+    return value if isinstance(value, str) else _ENCODE(value)
+
+
+#: ``json.dumps(value, ensure_ascii=False)`` without a new encoder per call
+_ENCODE = json.JSONEncoder(ensure_ascii=False).encode
+#: the scanner ``json.loads`` ends in
+SCAN_JSON: Callable[[str, int], tuple[Any, int]] = json.JSONDecoder().scan_once  # type: ignore[attr-defined]
+
+
+def loads(text: str) -> Any:
+    """``json.loads(text)``, without its two white-space matches when ``text``
+    is one JSON value with nothing around it (a tool's output often is)."""
+    try:
+        value, end = SCAN_JSON(text, 0)
+    except StopIteration:
+        return json.loads(text)  # white space first, or the error json.loads names
+    return value if end == len(text) else json.loads(text)

@@ -18,7 +18,7 @@ import json
 import re
 from typing import Any
 
-from .builder import EventBuilder, argument_text, type_of
+from .builder import EventBuilder, argument_text, loads, type_of
 
 LINE_TYPES = frozenset(
     {"session_meta", "response_item", "event_msg", "turn_context", "compacted", "world_state", "token_usage_record"}
@@ -134,7 +134,7 @@ def _output(raw: Any) -> tuple[str, bool]:
         return str(raw.get("content", "")), raw.get("success") is False
     text = raw if isinstance(raw, str) else json.dumps(raw)
     try:
-        decoded = json.loads(text)
+        decoded = loads(text)
     except ValueError:
         decoded = None
     if isinstance(decoded, dict) and isinstance(decoded.get("metadata"), dict):

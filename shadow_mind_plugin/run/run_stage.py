@@ -21,8 +21,6 @@ from ..governance.safe_errors import safe_error
 from ..routes import root_route
 from ..vendor import independence
 from ..vocabulary import BudgetTier, CancellationSource, Phase, ReasonCode, Stage
-from .checks_review import evidence_check
-from .pipeline import ReviewPipeline
 
 if TYPE_CHECKING:
     from ..core.context import RuntimeContext
@@ -30,6 +28,7 @@ if TYPE_CHECKING:
     from ..core.ports import Budget, Governance, Outcomes, Throttles
     from ..core.records import Cycle
     from ..definitions.model import ShadowDefinition
+    from .pipeline import ReviewPipeline
 
 #: After a cancellation is requested, how long a provider may take to stop
 #: before the run stops waiting for it.
@@ -52,7 +51,20 @@ class RunStage:
         self._budget = budget
         self._throttles = throttles
         self._on_run_ended = on_run_ended
-        self._pipeline = ReviewPipeline(ctx, governance=governance, budget=budget, outcomes=outcomes)
+        self._outcomes = outcomes
+        self._made_pipeline: ReviewPipeline | None = None
+
+    @property
+    def _pipeline(self) -> ReviewPipeline:
+        """The review pipeline, made for the first review: its modules (the
+        prompt, the evidence checks, the token counts) are not the plugin's start-up."""
+        if self._made_pipeline is None:
+            from .pipeline import ReviewPipeline
+
+            self._made_pipeline = ReviewPipeline(
+                self._ctx, governance=self._governance, budget=self._budget, outcomes=self._outcomes
+            )
+        return self._made_pipeline
 
     # --- admission ----------------------------------------------------------------------------
 
@@ -120,6 +132,8 @@ class RunStage:
     def check_fired(self, state: OwnerState, definition: ShadowDefinition, seq: int) -> str | None:
         """``review_on_check``: the trigger stage asks over the root's incremental
         projector and check view, which this stage owns."""
+        from .checks_review import evidence_check  # the checks load with the first question, not the plugin
+
         disclosure = self._ctx.settings().argument_disclosure
         return evidence_check(state.run, state.root.session.events, seq, disclosure, definition.capture)
 

@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
-from typing import Generic, TypeVar
+from typing import TYPE_CHECKING, Generic, TypeVar
 
 import attrs
 
-from ..checks import ViewBuilder
 from ..projection import IncrementalProjector
+
+if TYPE_CHECKING:
+    from ..checks import ViewBuilder
 
 #: the live run record (``core.owner.RunEntry``); generic so this module
 #: needs nothing from the owner state that contains it
@@ -21,5 +23,15 @@ class RunState(Generic[E]):
     total_runs: int = 0
     #: renders only the events appended since the previous review
     projector: IncrementalProjector = attrs.field(factory=IncrementalProjector)
-    #: the evidence checks' view of the root session, fed the same way
-    checks: ViewBuilder = attrs.field(factory=ViewBuilder)
+    #: the evidence checks' view (:attr:`checks`), made when first asked for:
+    #: the checks' modules cost more to import than a run's start-up needs
+    _checks: ViewBuilder | None = attrs.field(default=None, init=False)
+
+    @property
+    def checks(self) -> ViewBuilder:
+        """The evidence checks' view of the root session, fed the same way as the projector."""
+        if self._checks is None:
+            from ..checks import ViewBuilder
+
+            self._checks = ViewBuilder()
+        return self._checks

@@ -117,11 +117,12 @@ async def test_a_person_sets_it_with_shadow_set(tmp_path: Path) -> None:
 
 async def test_a_fault_in_a_check_is_no_check_firing(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     # the run stage answers the trigger stage's evidence question with this
-    from shadow_mind_plugin.run import run_stage
+    # (imported at the first question, so it is patched where it lives)
+    from shadow_mind_plugin.run import checks_review
 
     def broken(*_args: object) -> str | None:
         raise RuntimeError("a check bug")
 
-    monkeypatch.setattr(run_stage, "evidence_check", broken)
+    monkeypatch.setattr(checks_review, "evidence_check", broken)
     out = await _turn(tmp_path, UNCITED, probability=0, mode="only")
     assert not out["reviewed"] and out["cycle"].declined == {"reason_code": "NO_CHECK_FIRED"}
