@@ -14,22 +14,34 @@ from typing import TYPE_CHECKING, Any
 import attrs
 import trio
 
-from hookspecs.values import Capabilities, StoredPrompt, SubagentRequest, TextBlock, ToolFilter
+from hookspecs.values import (
+    Capabilities,
+    ModelInfo,
+    StoredPrompt,
+    SubagentRequest,
+    SubagentResult,
+    TextBlock,
+    ToolFilter,
+)
 
 from ..checks.leads import fit_leads, lead_record
 from ..contract import OUTPUT_SCHEMA
 from ..core.ports import RunOutcome, ShownSeqs
 from ..prompt import FramedPrompt, build_prompt, window_token_budget
 from ..prompt_record import stored_prompt
-from ..routes import model_selection, root_route
+from ..routes import ModelSelection, model_selection, root_route
 from ..utf16 import u16len
 from ..vocabulary import CHILD_LABEL_PREFIX, PROVIDER_NAME, ReasonCode, Stage
 from .checks_review import check_review, fired
 
 if TYPE_CHECKING:
+    from hookspecs.protocols import SubagentRun
+
+    from ..checks.finding import CheckFinding
     from ..core.context import RuntimeContext
     from ..core.owner import RunEntry
-    from ..core.ports import Budget, Governance, Outcomes
+    from ..core.ports import Budget, Governance, Outcomes, RunFailure
+    from ..rendered import Projection
 
 #: How long ``dispose()`` may take.
 DISPOSE_SECONDS = 30.0
@@ -39,7 +51,7 @@ class CapabilityError(Exception):
     pass
 
 
-def required_capabilities(selection: Any, minimal: bool, think_first: bool) -> list[str]:
+def required_capabilities(selection: ModelSelection | None, minimal: bool, think_first: bool) -> list[str]:
     missing: list[str] = []
     if selection is not None:
         missing.append(Capabilities.MODEL_SELECTION)
@@ -60,11 +72,11 @@ class ReviewPipeline:
     async def run(self, entry: RunEntry) -> None:
         governance = self._governance
         failure_code = ReasonCode.TRAJECTORY_BUILD_FAILED
-        failure: tuple[Stage, ReasonCode, BaseException] | None = None
+        failure: RunFailure | None = None
         dispose_error: BaseException | None = None
         framed: _Framed | None = None
-        result: Any = None
-        run: Any = None
+        result: SubagentResult | None = None
+        run: SubagentRun | None = None
         keys: tuple[str, ...] = ()
         checked: ShownSeqs | None = None  # a checks-only review's refs allowlist
         try:
@@ -105,7 +117,7 @@ class ReviewPipeline:
         outcome = RunOutcome(shown=shown, result=result, failure=failure, dispose_error=dispose_error, keys=keys)
         self._outcomes.decide(entry, outcome)
 
-    def _project(self, entry: RunEntry) -> tuple[Any, str]:
+    def _project(self, entry: RunEntry) -> tuple[Projection, str]:
         """The trajectory through the watermark, as the reviewer will read it,
         and the argument disclosure it was rendered with."""
         state = entry.owner
@@ -118,7 +130,7 @@ class ReviewPipeline:
         )
         return projection, disclosure
 
-    def _frame(self, entry: RunEntry, projection: Any, projection_disclosure: str, keys: tuple[str, ...]) -> _Framed:
+    def _frame(self, entry: RunEntry, projection: Projection, projection_disclosure: str, keys: tuple[str, ...]) -> _Framed:
         """Model selection, capability checks and the framed prompt (counted
         against the budget)."""
         ctx = self._ctx
@@ -178,7 +190,7 @@ class ReviewPipeline:
         )
         return _Framed(prompt=prompt, stored=stored, selection=selection, minimal=minimal, capabilities=capabilities)
 
-    def _leads(self, entry: RunEntry, watermark: int, projection: Any) -> list[Any]:
+    def _leads(self, entry: RunEntry, watermark: int, projection: Projection) -> list[CheckFinding]:
         """The checks that fired: leads to confirm or dismiss, citing only seqs
         shown. A fault in a check costs the leads, never the model's review."""
         try:
@@ -187,7 +199,7 @@ class ReviewPipeline:
             self._ctx.logger.warning("dsh-shadow-mind: evidence checks failed; reviewing without leads: %s", type(exc).__name__)
             return []
 
-    def _model_info(self, route: str | None) -> Any:
+    def _model_info(self, route: str | None) -> ModelInfo | None:
         if not route:
             return None
         provider, _, model = route.partition("/")
@@ -202,7 +214,7 @@ class _Framed:
     prompt: FramedPrompt
     #: what the child's log keeps instead of a second copy of the trajectory
     stored: StoredPrompt
-    selection: Any
+    selection: ModelSelection | None
     minimal: bool
     capabilities: Mapping[str, bool]
 
@@ -236,7 +248,7 @@ def _request(entry: RunEntry, framed: _Framed) -> SubagentRequest:
     )
 
 
-async def _dispose(run: Any) -> BaseException | None:
+async def _dispose(run: SubagentRun) -> BaseException | None:
     """Dispose of the child, shielded from the run's cancellation and bounded."""
     with trio.CancelScope(shield=True):
         with trio.move_on_after(DISPOSE_SECONDS) as scope:
