@@ -29,26 +29,20 @@ from __future__ import annotations
 
 import argparse
 import os
-import re
-import shutil
 import socket
-import subprocess
 import sys
-import tempfile
-from concurrent.futures import ThreadPoolExecutor
+from functools import partial
 from pathlib import Path
-
-import trio
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from _common import temp_dsh_home, verdict
+from _callgrind import callgrind_check, callgrind_count, callgrind_main, callgrind_parser, callgrind_per_turn
+from _common import verdict
 from plugin_overhead import running
 
 from harness.profiles import ProfileRow
 
 TARGET = 1.01
-_TOTALS = re.compile(r"^(?:summary|totals):\s+(\d+)", re.MULTILINE)
 HOSTS = ("absent", "telemetry off", "telemetry on")
 TELEMETRY_ROW = ProfileRow(id="telemetry", name="telemetry", config={"shutdownSeconds": 0}, layer="bench")
 
@@ -79,43 +73,17 @@ def host_env(host: str) -> dict[str, str]:
 
 def count(args: argparse.Namespace, host: str, turns: int, out: Path) -> int:
     """Instructions of one child process under callgrind."""
-    command = [
-        "valgrind", "--tool=callgrind", f"--callgrind-out-file={out}",
-        sys.executable, __file__, "--child", "--host", host,
-        "--turns", str(turns), "--warmup", str(args.warmup),
-    ]  # fmt: skip
-    if args.dir:
-        command += ["--dir", args.dir]
-    done = subprocess.run(command, env=host_env(host), capture_output=True, text=True, check=False)
-    if done.returncode != 0:
-        raise SystemExit(f"{host} ({turns} turns) failed under callgrind:\n{done.stderr[-2000:]}")
-    totals = [int(m) for path in out.parent.glob(f"{out.name}*") for m in _TOTALS.findall(path.read_text())]
-    if not totals:
-        raise SystemExit(f"no instruction total in {out}")
-    return sum(totals)  # one file per thread with --separate-threads; one here
+    return callgrind_count(__file__, args, host, turns, out, host_env(host))
 
 
 def compare(args: argparse.Namespace) -> None:
-    if shutil.which("valgrind") is None:
-        raise SystemExit("valgrind is not on PATH (Debian: apt-get install valgrind)")
-    if args.high <= args.low:
-        raise SystemExit("--high must be greater than --low")
+    callgrind_check(args)
     hosts = HOSTS if args.on else HOSTS[:2]
-    runs = [(host, turns) for host in hosts for turns in (args.low, args.high)]
     print(
         f"telemetry overhead in instructions: {args.warmup} warm-up turns, then {args.low} or {args.high} "
         "scripted root tool turns, one callgrind process per host and size"
     )
-    with tempfile.TemporaryDirectory(prefix="cg-") as tmp, ThreadPoolExecutor(args.jobs) as pool:
-        files = {run: Path(tmp) / f"{run[0].replace(' ', '-')}-{run[1]}.callgrind" for run in runs}
-        futures = {run: pool.submit(count, args, run[0], run[1], files[run]) for run in runs}
-        totals = {run: future.result() for run, future in futures.items()}
-    per_turn = {host: (totals[host, args.high] - totals[host, args.low]) / (args.high - args.low) for host in hosts}
-    for host in hosts:
-        print(
-            f"  {host:13} {totals[host, args.low]:>15,} Ir ({args.low} turns)  "
-            f"{totals[host, args.high]:>15,} Ir ({args.high} turns)  -> {per_turn[host]:>12,.0f} Ir per turn"
-        )
+    per_turn = callgrind_per_turn(args, hosts, partial(count, args), width=13)
     ratio = per_turn["telemetry off"] / per_turn["absent"]
     print(f"  telemetry off / absent, instructions per root tool turn: {ratio:.4f}{verdict(ratio, TARGET, False)}")
     if args.on:
@@ -124,22 +92,9 @@ def compare(args: argparse.Namespace) -> None:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
-    parser.add_argument("--warmup", type=int, default=20, help="turns before the counted ones (both sizes)")
-    parser.add_argument("--low", type=int, default=20, help="turns of the smaller run")
-    parser.add_argument("--high", type=int, default=120, help="turns of the larger run")
-    parser.add_argument("--jobs", type=int, default=2, help="callgrind processes at once")
-    parser.add_argument("--dir", default=None, help="parent of the temporary DSH_HOME (e.g. /dev/shm)")
+    parser = callgrind_parser(__doc__, HOSTS)
     parser.add_argument("--on", action="store_true", help="also count the host with telemetry on (informational)")
-    parser.add_argument("--child", action="store_true", help=argparse.SUPPRESS)
-    parser.add_argument("--host", choices=HOSTS, default="absent", help=argparse.SUPPRESS)
-    parser.add_argument("--turns", type=int, default=0, help=argparse.SUPPRESS)
-    args = parser.parse_args()
-    if not args.child:
-        compare(args)
-        return
-    with temp_dsh_home(parent=args.dir) as home:
-        trio.run(child, args, home.parent, home)
+    callgrind_main(parser.parse_args(), compare, child)
 
 
 if __name__ == "__main__":

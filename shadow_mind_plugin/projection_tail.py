@@ -34,7 +34,7 @@ from .event_render import (
     renders,
     tool_name,
 )
-from .rendered import ENTRY_SEPARATOR, Entry, EntrySequence, Projection
+from .rendered import ENTRY_SEPARATOR, Entry, EntrySequence, Projection, entry_position
 
 _SEQ: Final = attrgetter("seq")
 _TYPE: Final = attrgetter("type")
@@ -256,10 +256,7 @@ class TailEntries(EntrySequence):
     def __getitem__(self, index: Any) -> Any:
         if isinstance(index, slice):
             return tuple(self[i] for i in range(*index.indices(self._count)))
-        if index < 0:
-            index += self._count
-        if not 0 <= index < self._count:
-            raise IndexError("entry index out of range")
+        index = entry_position(index, self._count)
         tail = self._tail
         if index < self._kept:
             assert tail.kept is not None

@@ -71,6 +71,15 @@ class RenderedLog:
         return Projection.of_log(self, len(self.entries))
 
 
+def entry_position(index: int, count: int) -> int:
+    """``index`` (negative counts from the end) as a position in ``0..count-1``."""
+    if index < 0:
+        index += count
+    if not 0 <= index < count:
+        raise IndexError("entry index out of range")
+    return index
+
+
 class EntrySequence(Sequence[Entry]):
     """Entries, read-only; compares and hashes like the tuple it stands for."""
 
@@ -109,11 +118,7 @@ class EntriesView(EntrySequence):
     def __getitem__(self, index: Any) -> Any:
         if isinstance(index, slice):
             return tuple(self._items[: self._count][index])
-        if index < 0:
-            index += self._count
-        if not 0 <= index < self._count:
-            raise IndexError("entry index out of range")
-        return self._items[index]
+        return self._items[entry_position(index, self._count)]
 
     def __iter__(self) -> Iterator[Entry]:
         return islice(self._items, self._count)

@@ -6,7 +6,10 @@ few repetitions, every variant and the closing summary."""
 
 from __future__ import annotations
 
+import importlib
 import os
+import re
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -48,3 +51,22 @@ def test_bench_quick_run(name: str, tmp_path: Path) -> None:
     )
     assert result.returncode == 0, (result.stdout[-2000:], result.stderr[-2000:])
     assert QUICK[name] in result.stdout, result.stdout[-2000:]
+
+
+@pytest.mark.skipif(shutil.which("valgrind") is None, reason="valgrind is not on PATH")
+def test_callgrind_total_counts_a_file_once(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Callgrind writes a file's total twice (``summary:`` and ``totals:``): the
+    callgrind benches read it once, as valgrind's own ``Collected`` line says."""
+    monkeypatch.syspath_prepend(str(BENCH))
+    callgrind = importlib.import_module("_callgrind")
+    out = tmp_path / "pass.callgrind"
+    done = subprocess.run(
+        ["valgrind", "--tool=callgrind", f"--callgrind-out-file={out}", sys.executable, "-c", "pass"],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=True,
+    )
+    collected = re.search(r"Collected : (\d+)", done.stderr)
+    assert collected is not None, done.stderr[-2000:]
+    assert callgrind.callgrind_total(out) == int(collected.group(1))

@@ -9,6 +9,15 @@ from typing import Any, Protocol, TypeVar, overload
 T = TypeVar("T")
 
 
+def _position(index: int, n: int) -> int:
+    """``index`` (negative counts from the end) as a position in ``0..n-1``."""
+    if index < 0:
+        index += n
+    if not 0 <= index < n:
+        raise IndexError("event index out of range")
+    return index
+
+
 class EventsView(Sequence[T]):
     """``items[start:stop]`` frozen at creation. The list is append-only, so the
     view never changes even as the log grows, and making one copies nothing."""
@@ -33,12 +42,7 @@ class EventsView(Sequence[T]):
         if isinstance(index, slice):
             start, stop, step = index.indices(len(self))
             return self._items[self._start + start : self._start + stop : step]
-        n = len(self)
-        if index < 0:
-            index += n
-        if not 0 <= index < n:
-            raise IndexError("event index out of range")
-        return self._items[self._start + index]
+        return self._items[self._start + _position(index, len(self))]
 
     def __iter__(self) -> Iterator[T]:
         return islice(self._items, self._start, self._stop)
@@ -97,13 +101,9 @@ class LazyEvents(Sequence[T]):
             if step == 1:
                 return items[picked[0] - first : picked[-1] + 1 - first]
             return [items[seq - first] for seq in picked]
-        n = len(self)
-        if index < 0:
-            index += n
-        if not 0 <= index < n:
-            raise IndexError("event index out of range")
-        items, first = self._log.loaded_from(self._start + index)
-        return items[self._start + index - first]
+        seq = self._start + _position(index, len(self))
+        items, first = self._log.loaded_from(seq)
+        return items[seq - first]
 
     def __iter__(self) -> Iterator[T]:
         items, first = self._log.loaded_from(self._start)

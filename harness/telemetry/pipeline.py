@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Sequence
-from typing import Any
+from typing import Any, Generic, Protocol, TypeVar
 
 from opentelemetry.exporter.otlp.proto.http._log_exporter import OTLPLogExporter
 from opentelemetry.exporter.otlp.proto.http.trace_exporter import OTLPSpanExporter
@@ -55,45 +55,33 @@ class ExportCounts:
             self._logger.warning("telemetry: exporting %s failed; later failures are counted, not logged", signal)
 
 
-class _CountingSpans(SpanExporter):
-    def __init__(self, inner: SpanExporter, counts: ExportCounts) -> None:
-        self._inner, self._counts = inner, counts
+R = TypeVar("R")
+R_co = TypeVar("R_co", covariant=True)
+
+
+class _Inner(Protocol[R_co]):
+    def export(self, batch: Sequence[Any], /) -> R_co: ...
+    def shutdown(self) -> None: ...
+    def force_flush(self, timeout_millis: int = 30000) -> bool: ...
+
+
+class _Counting(Generic[R]):
+    """An exporter wrapper that counts each batch (ok or failed) under ``signal``."""
+
+    def __init__(self, inner: _Inner[R], counts: ExportCounts, signal: str, ok: R, failed: R) -> None:
+        self._inner, self._counts, self._signal = inner, counts, signal
+        self._ok, self._failed = ok, failed
         self._closed = False
 
-    def export(self, spans: Sequence[ReadableSpan]) -> SpanExportResult:
+    def _export(self, batch: Sequence[Any]) -> R:
         if self._closed:  # dropped at shutdown (the inner exporter would warn about each batch)
-            self._counts.record("spans", False)
-            return SpanExportResult.FAILURE
-        try:
-            result = self._inner.export(spans)
-        except Exception:  # an exporter that raises must not kill the worker thread
-            result = SpanExportResult.FAILURE
-        self._counts.record("spans", result is SpanExportResult.SUCCESS)
-        return result
-
-    def shutdown(self) -> None:
-        if not self._closed:  # called early by Pipeline.close, then again by the processor
-            self._closed = True
-            self._inner.shutdown()
-
-    def force_flush(self, timeout_millis: int = 30000) -> bool:
-        return self._inner.force_flush(timeout_millis)
-
-
-class _CountingEvents(LogRecordExporter):
-    def __init__(self, inner: LogRecordExporter, counts: ExportCounts) -> None:
-        self._inner, self._counts = inner, counts
-        self._closed = False
-
-    def export(self, batch: Sequence[Any]) -> LogRecordExportResult:
-        if self._closed:
-            self._counts.record("events", False)
-            return LogRecordExportResult.FAILURE
+            self._counts.record(self._signal, False)
+            return self._failed
         try:
             result = self._inner.export(batch)
-        except Exception:
-            result = LogRecordExportResult.FAILURE
-        self._counts.record("events", result is LogRecordExportResult.SUCCESS)
+        except Exception:  # an exporter that raises must not kill the worker thread
+            result = self._failed
+        self._counts.record(self._signal, result is self._ok)
         return result
 
     def shutdown(self) -> None:
@@ -103,6 +91,22 @@ class _CountingEvents(LogRecordExporter):
 
     def force_flush(self, timeout_millis: int = 30000) -> bool:
         return self._inner.force_flush(timeout_millis)
+
+
+class _CountingSpans(_Counting[SpanExportResult], SpanExporter):
+    def __init__(self, inner: SpanExporter, counts: ExportCounts) -> None:
+        super().__init__(inner, counts, "spans", SpanExportResult.SUCCESS, SpanExportResult.FAILURE)
+
+    def export(self, spans: Sequence[ReadableSpan]) -> SpanExportResult:
+        return self._export(spans)
+
+
+class _CountingEvents(_Counting[LogRecordExportResult], LogRecordExporter):
+    def __init__(self, inner: LogRecordExporter, counts: ExportCounts) -> None:
+        super().__init__(inner, counts, "events", LogRecordExportResult.SUCCESS, LogRecordExportResult.FAILURE)
+
+    def export(self, batch: Sequence[Any]) -> LogRecordExportResult:
+        return self._export(batch)
 
 
 class Pipeline:
