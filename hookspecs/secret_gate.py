@@ -147,7 +147,7 @@ class KnownSecrets:
     def may_occur(self, text: str, data: bytes) -> bool:
         """True when ``text`` (``data``: its UTF-8 bytes) holds a rule's literal
         or a registered window: one scan."""
-        return self.gate.first(data) >= 0 or (bool(self._odd) and any(w in text for w in self._odd))
+        return self.gate.first(data) >= 0 or self.odd_in(text)
 
     def may_occur_bytes(self, data: bytes) -> bool:
         """:meth:`may_occur` of the UTF-8 bytes ``data`` (a JSON line) alone."""

@@ -249,11 +249,6 @@ def _end_of_body(text: str, start: int) -> int:
 _splice = splice
 
 
-def _gate(text: str) -> bool:
-    """True when the rules' gate hits ``text`` (registered secrets aside)."""
-    return RULE_GATE.first(text.encode("utf-8", "surrogatepass")) >= 0
-
-
 def _gate_hit(data: bytes, pos: int) -> int:
     """Where the rules' gate's first hit in ``data`` at or after ``pos`` starts, or -1."""
     return RULE_GATE.first(data, pos)

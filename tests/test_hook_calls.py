@@ -20,7 +20,8 @@ from pathlib import Path
 
 import pytest
 
-ROOT = Path(__file__).resolve().parents[1]
+from tests.test_layering import ROOT, imports_in, source_files
+
 PACKAGES = ("hookspecs", "harness", "shadow_mind_plugin", "evolution_review_plugin")
 FACADE = "harness/hook_facade.py"
 RUNNER_MODULE = "harness.hook_runner"
@@ -28,16 +29,10 @@ RUNNER_MODULE = "harness.hook_runner"
 RUNNER_FILE = "harness/hook_runner.py"
 
 
-def _modules() -> Iterator[Path]:
+def _modules() -> Iterator[tuple[Path, str, bool]]:
+    """``(path, dotted module name, is_package)`` of every product module."""
     for package in PACKAGES:
-        yield from sorted((ROOT / package).rglob("*.py"))
-
-
-def _module_name(path: Path) -> str:
-    parts = list(path.relative_to(ROOT).with_suffix("").parts)
-    if parts[-1] == "__init__":
-        parts.pop()
-    return ".".join(parts)
+        yield from source_files(package)
 
 
 def _is_hook_relay(node: ast.expr) -> bool:
@@ -65,37 +60,21 @@ def raw_hook_calls(tree: ast.AST) -> list[int]:
     return lines
 
 
-def runner_imports(tree: ast.AST, module: str) -> list[int]:
-    """Line numbers of imports of :mod:`harness.hook_runner` (absolute or relative)."""
-    package = module.split(".")
-    if not module.endswith("__init__"):
-        package = package[:-1]
-    lines = []
-    for node in ast.walk(tree):
-        if isinstance(node, ast.Import):
-            if any(alias.name == RUNNER_MODULE for alias in node.names):
-                lines.append(node.lineno)
-        elif isinstance(node, ast.ImportFrom):
-            if node.level:
-                base = package[: len(package) - (node.level - 1)]
-                target = ".".join(base + ([node.module] if node.module else []))
-            else:
-                target = node.module or ""
-            names = {f"{target}.{alias.name}" for alias in node.names}
-            if target == RUNNER_MODULE or RUNNER_MODULE in names:
-                lines.append(node.lineno)
-    return lines
+def runner_imports(tree: ast.AST, module: str, *, is_package: bool = False) -> list[int]:
+    """Line numbers of imports of :mod:`harness.hook_runner` (absolute, relative or by ``import_module``)."""
+    refs = imports_in(tree, module, is_package=is_package)
+    return sorted({ref.lineno for ref in refs if ref.target == RUNNER_MODULE})
 
 
 def test_the_scan_sees_the_code_base() -> None:
     # guards the checks below against passing on an empty walk
-    files = {path.relative_to(ROOT).as_posix() for path in _modules()}
+    files = {path.relative_to(ROOT).as_posix() for path, _, _ in _modules()}
     assert FACADE in files and RUNNER_FILE in files and "harness/host.py" in files
 
 
 def test_no_module_calls_pluggy_hooks_directly() -> None:
     found = []
-    for path in _modules():
+    for path, _, _ in _modules():
         relative = path.relative_to(ROOT).as_posix()
         if relative == RUNNER_FILE:
             continue
@@ -106,11 +85,11 @@ def test_no_module_calls_pluggy_hooks_directly() -> None:
 
 def test_only_the_facade_uses_the_runner() -> None:
     found = []
-    for path in _modules():
+    for path, module, is_package in _modules():
         relative = path.relative_to(ROOT).as_posix()
         if relative in (FACADE, RUNNER_FILE):
             continue
-        for line in runner_imports(ast.parse(path.read_text(encoding="utf-8")), _module_name(path)):
+        for line in runner_imports(ast.parse(path.read_text(encoding="utf-8")), module, is_package=is_package):
             found.append(f"{relative}:{line}")
     assert not found, "only harness/hook_facade.py may import harness.hook_runner:\n" + "\n".join(found)
 

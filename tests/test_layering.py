@@ -63,7 +63,11 @@ def _resolve_relative(package_parts: list[str], level: int, target: str | None) 
 def imported_names(source: str, module: str, *, is_package: bool, filename: str = "<source>") -> list[ImportRef]:
     """Every module an ``import``, ``from ... import`` or constant-string
     ``importlib.import_module`` / ``__import__`` call in ``source`` may load."""
-    tree = ast.parse(source, filename=filename)
+    return imports_in(ast.parse(source, filename=filename), module, is_package=is_package)
+
+
+def imports_in(tree: ast.AST, module: str, *, is_package: bool) -> list[ImportRef]:
+    """:func:`imported_names` of a parsed module."""
     parts = module.split(".")
     package_parts = parts if is_package else parts[:-1]
     refs: list[ImportRef] = []

@@ -6,10 +6,13 @@ from __future__ import annotations
 
 import json
 import sys
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
 import attrs
+import pexpect
 
 from ..cli_env import cli_env
 
@@ -84,21 +87,63 @@ class Setup:
         return (self.home / "sessions" / session_id / "session.jsonl").read_text().splitlines()
 
 
-def hanging_review(tmp_path: Path) -> Setup:
+def chat_setup(tmp_path: Path, script: str, runtime: str, rows: str = "") -> Setup:
     """A DSH home whose default reviewer always runs (probability 1), a
-    workspace with a file to read, and a profile with the Shadow Mind bundle."""
+    workspace with a file to read, and a profile with the Shadow Mind bundle
+    whose model plays ``script``; ``runtime`` is the runtime row's config and
+    ``rows`` more profile rows."""
     home, work = tmp_path / "home", tmp_path / "work"
     (home / "shadow-minds").mkdir(parents=True, mode=0o700)
     (home / "shadow-minds" / "default.md").write_text(DEFINITION)
     work.mkdir()
     (work / "notes.txt").write_text("the deploy target is staging\n")
-    script = tmp_path / "script.yml"
-    script.write_text(SCRIPT)
+    script_path = tmp_path / "script.yml"
+    script_path.write_text(script)
     profile = tmp_path / "profile.yml"
     profile.write_text(
-        f"- id: llm\n  name: scripted-llm\n  config: {{script: {script}}}\n"
+        f"- id: llm\n  name: scripted-llm\n  config: {{script: {script_path}}}\n"
         "- id: agent-loop\n  name: agent-loop\n  config: {model: scripted/m}\n"
         "- bundle: shadow-mind\n"
-        "- id: shadow-mind-runtime\n  config: {resultBatchWindowMs: 0}\n"
+        f"- id: shadow-mind-runtime\n  config: {runtime}\n" + rows
     )
     return Setup(home=home, work=work, profile=profile)
+
+
+def hanging_review(tmp_path: Path) -> Setup:
+    """:func:`chat_setup` with the hanging reviewer's script, reports relayed at once."""
+    return chat_setup(tmp_path, SCRIPT, "{resultBatchWindowMs: 0}")
+
+
+@contextmanager
+def chats(*, term: str, columns: int, timeout: float) -> Iterator[Callable[..., pexpect.spawn]]:
+    """``start(setup, columns=columns)``: ``harness chat`` of ``setup`` on a pseudo-terminal
+    40 rows high; every chat started is closed on the way out."""
+    started: list[pexpect.spawn] = []
+
+    def start(setup: Setup, columns: int = columns) -> pexpect.spawn:
+        argv = setup.argv("chat")
+        child = pexpect.spawn(
+            argv[0],
+            argv[1:],
+            cwd=str(REPO),
+            env=setup.env(TERM=term, COLUMNS=str(columns)),
+            encoding="utf-8",
+            timeout=timeout,
+            dimensions=(40, columns),
+        )
+        started.append(child)
+        return child
+
+    try:
+        yield start
+    finally:
+        for child in started:
+            child.close(force=True)
+
+
+def expect_all(child: pexpect.spawn, *patterns: str) -> None:
+    """Wait until every pattern has appeared, in whatever order they arrive
+    (a card may land before or after the prompt comes back)."""
+    remaining = list(patterns)
+    while remaining:
+        remaining.pop(child.expect(remaining))

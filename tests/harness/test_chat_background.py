@@ -16,7 +16,7 @@ from typing import Any
 import pexpect
 import pytest
 
-from .hanging_review import REPO, Setup, hanging_review
+from .hanging_review import Setup, chats, expect_all, hanging_review
 
 DEADLINE = 30
 PROMPT = re.escape("you>")
@@ -25,33 +25,8 @@ REVIEWING = r"@\d+: Reviewer reviewing"
 
 @pytest.fixture
 def chat() -> Iterator[Callable[[Setup], pexpect.spawn]]:
-    started: list[pexpect.spawn] = []
-
-    def start(setup: Setup) -> pexpect.spawn:
-        argv = setup.argv("chat")
-        child = pexpect.spawn(
-            argv[0],
-            argv[1:],
-            cwd=str(REPO),
-            env=setup.env(TERM="xterm"),
-            encoding="utf-8",
-            timeout=DEADLINE,
-            dimensions=(40, 200),
-        )
-        started.append(child)
-        return child
-
-    yield start
-    for child in started:
-        child.close(force=True)
-
-
-def expect_all(child: pexpect.spawn, *patterns: str) -> None:
-    """Wait until every pattern has appeared, in whatever order they arrive
-    (a card may land before or after the prompt comes back)."""
-    remaining = list(patterns)
-    while remaining:
-        remaining.pop(child.expect(remaining))
+    with chats(term="xterm", columns=200, timeout=DEADLINE) as start:
+        yield start
 
 
 def assert_reviews_aborted(setup: Setup) -> None:

@@ -18,7 +18,7 @@ import pexpect
 import pyte
 import pytest
 
-from .hanging_review import DEFINITION, REPO, Setup
+from .hanging_review import Setup, chat_setup, chats, expect_all
 
 DEADLINE = 30
 PROMPT = re.escape("you>")
@@ -51,51 +51,14 @@ responses:
 
 
 def terminal_setup(tmp_path: Path, runtime: str, rows: str = "") -> Setup:
-    """A DSH home whose reviewer always runs, a workspace with a file to read,
-    and a profile with the Shadow Mind bundle; ``runtime`` is the runtime row's config."""
-    home, work = tmp_path / "home", tmp_path / "work"
-    (home / "shadow-minds").mkdir(parents=True, mode=0o700)
-    (home / "shadow-minds" / "default.md").write_text(DEFINITION)
-    work.mkdir()
-    (work / "notes.txt").write_text("the deploy target is staging\n")
-    (tmp_path / "script.yml").write_text(SCRIPT)
-    profile = tmp_path / "profile.yml"
-    profile.write_text(
-        "- {id: llm, name: scripted-llm, config: {script: script.yml}}\n"
-        "- {id: agent-loop, name: agent-loop, config: {model: scripted/m}}\n"
-        "- bundle: shadow-mind\n"
-        f"- {{id: shadow-mind-runtime, config: {runtime}}}\n" + rows
-    )
-    return Setup(home=home, work=work, profile=profile)
+    """:func:`chat_setup` with this module's script; ``runtime`` is the runtime row's config."""
+    return chat_setup(tmp_path, SCRIPT, runtime, rows)
 
 
 @pytest.fixture
 def chat() -> Iterator[Callable[..., pexpect.spawn]]:
-    started: list[pexpect.spawn] = []
-
-    def start(setup: Setup, columns: int = 100) -> pexpect.spawn:
-        argv = setup.argv("chat")
-        child = pexpect.spawn(
-            argv[0],
-            argv[1:],
-            cwd=str(REPO),
-            env=setup.env(TERM="xterm-256color", COLUMNS=str(columns)),
-            encoding="utf-8",
-            timeout=DEADLINE,
-            dimensions=(40, columns),
-        )
-        started.append(child)
-        return child
-
-    yield start
-    for child in started:
-        child.close(force=True)
-
-
-def expect_all(child: pexpect.spawn, *patterns: str) -> None:
-    remaining = list(patterns)
-    while remaining:
-        remaining.pop(child.expect(remaining))
+    with chats(term="xterm-256color", columns=100, timeout=DEADLINE) as start:
+        yield start
 
 
 def finish(child: pexpect.spawn) -> str:

@@ -10,6 +10,7 @@ from typing import Any
 
 import trio
 
+from harness.sessions.store import SessionStore
 from harness.transcripts import import_transcript
 
 from ..cli_env import cli_env
@@ -164,6 +165,13 @@ def grow(path: Path, entries: list[dict[str, Any]] | None = None) -> None:
     with path.open("a") as out:
         for entry in CONTINUATION if entries is None else entries:
             out.write(json.dumps(entry) + "\n")
+
+
+def stored_events(home: Path, session_id: str) -> list[tuple[str, dict[str, Any]]]:
+    """``(type, data)`` of each event of ``home``'s session ``session_id``, as stored."""
+    store = SessionStore(sessions_dir=home / "sessions", on_event=lambda _l, _e: None, now_ms=lambda: 0.0)
+    _, events = store.read(session_id)
+    return [(e.type, e.data) for e in events]
 
 
 def seq_of(path: Path, etype: str, call_id: str) -> int:

@@ -18,7 +18,6 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from harness.sessions.store import SessionStore
 from harness.transcripts.hook import read_new
 from harness.transcripts.reader import WINDOW, read_source
 from harness.transcripts.record import ImportRecord
@@ -26,15 +25,9 @@ from harness.transcripts.session import write_offline
 from hookspecs.values import EventTypes
 
 from .reads import Reads
-from .reviewer import FIXTURES, claude_transcript, grow
+from .reviewer import FIXTURES, claude_transcript, grow, stored_events
 
 _PADDING = {"type": "user", "message": {"role": "user", "content": "x" * 4000}, "uuid": "pad"}
-
-
-def _events(home: Path, session_id: str) -> list[tuple[str, dict[str, Any]]]:
-    store = SessionStore(sessions_dir=home / "sessions", on_event=lambda _l, _e: None, now_ms=lambda: 0.0)
-    _, events = store.read(session_id)
-    return [(e.type, e.data) for e in events]
 
 
 def _stable(events: list[tuple[str, dict[str, Any]]]) -> list[tuple[str, Any]]:
@@ -78,7 +71,7 @@ def test_a_grown_transcript_is_read_from_its_recorded_end_and_its_session_is_not
     assert reads.by_path[str(path)] <= 2 * WINDOW + appended
     # the log is opened relative to its folder (O_NOFOLLOW): its reads are under its bare name
     assert reads.by_path[log.name] < 2 * 64 * 1024 < log.stat().st_size
-    assert [e for e in _events(home, first.session_id) if e[1].get("transcript_line", 0) > 110]
+    assert [e for e in stored_events(home, first.session_id) if e[1].get("transcript_line", 0) > 110]
 
 
 @settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
@@ -104,7 +97,7 @@ def test_appended_imports_write_what_replaying_imports_write(tmp_path: Path, nam
                 record = write_offline(source, home, record=record, format=None).record
                 assert record.lines == cut and record.appendable
             assert record is not None
-            sessions.append(_stable(_events(home, record.session_id)))
+            sessions.append(_stable(stored_events(home, record.session_id)))
     assert sessions[0] == sessions[1]
 
 
@@ -134,7 +127,7 @@ def test_a_torn_session_end_is_left_to_the_whole_open(tmp_path: Path) -> None:
     grow(path)
     second = write_offline(read_new(path, first.record, home), home, record=first.record, format=None)
     assert second.session_id == first.session_id
-    events = _events(home, first.session_id)  # loads: the torn line was dropped by the whole open
+    events = stored_events(home, first.session_id)  # loads: the torn line was dropped by the whole open
     assert [d["turn"] for t, d in events if t == EventTypes.TURN_START] == [1, 2]
 
 

@@ -12,20 +12,13 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from harness.sessions.store import SessionStore
 from harness.transcripts.reader import import_source, read_source
 from harness.transcripts.record import ImportRecord, mismatch
 from harness.transcripts.session import continuation, write_offline
 from hookspecs.values import EventTypes
 
-from .reviewer import FIXTURES, claude_transcript, grow
+from .reviewer import FIXTURES, claude_transcript, grow, stored_events
 from .test_import import SHARED
-
-
-def _events(home: Path, session_id: str) -> list[tuple[str, dict[str, object]]]:
-    store = SessionStore(sessions_dir=home / "sessions", on_event=lambda _l, _e: None, now_ms=lambda: 0.0)
-    _, events = store.read(session_id)
-    return [(e.type, e.data) for e in events]
 
 
 def test_a_second_import_appends_only_the_new_lines_as_a_new_turn(tmp_path: Path) -> None:
@@ -33,12 +26,12 @@ def test_a_second_import_appends_only_the_new_lines_as_a_new_turn(tmp_path: Path
     path = claude_transcript(tmp_path)
     first = write_offline(read_source(path), home, record=None, format=None)
     assert first.created and first.record.lines == 10 and first.base_seq == 0
-    before = _events(home, first.session_id)
+    before = stored_events(home, first.session_id)
     grow(path)
     second = write_offline(read_source(path), home, record=first.record, format=None)
     assert second.session_id == first.session_id and not second.created and second.restarted is None
     assert second.base_seq == len(before) and second.transcript.first_line == 11
-    after = _events(home, first.session_id)
+    after = stored_events(home, first.session_id)
     assert after[: len(before)] == before
     new = after[len(before) :]
     assert {data["transcript_line"] for _, data in new} <= set(range(11, 16))
@@ -56,7 +49,7 @@ def test_nothing_new_appends_nothing(tmp_path: Path) -> None:
     first = write_offline(source, home, record=None, format=None)
     again = write_offline(source, home, record=first.record, format=None)
     assert again.transcript.events == () and again.session_id == first.session_id
-    assert len(_events(home, first.session_id)) == again.base_seq
+    assert len(stored_events(home, first.session_id)) == again.base_seq
 
 
 def test_a_compaction_in_the_new_lines_shadows_the_whole_session(tmp_path: Path) -> None:
@@ -67,7 +60,7 @@ def test_a_compaction_in_the_new_lines_shadows_the_whole_session(tmp_path: Path)
     first = write_offline(read_source(path), home, record=None, format=None)
     path.write_text("\n".join(lines) + "\n")
     write_offline(read_source(path), home, record=first.record, format=None)
-    events = _events(home, first.session_id)
+    events = stored_events(home, first.session_id)
     summary = next(d for t, d in events if t == EventTypes.COMPACTION_SUMMARY)
     history = [i for i, (t, _) in enumerate(events) if t in ("user/message", "assistant/message", "tool/result")]
     assert summary["shadowed_seqs"] == [seq for seq in history if seq < events.index(("compaction/summary", summary))]
@@ -153,7 +146,7 @@ def test_imports_at_any_cut_points_pair_every_call_once(tmp_path: Path, name: st
             record = write_offline(read_source(path), home, record=record, format=None).record
             assert record.lines == cut
         assert record is not None
-        events = _events(home, record.session_id)
+        events = stored_events(home, record.session_id)
     calls = [d["call_id"] for t, d in events if t == EventTypes.TOOL_CALL]
     results = [d["call_id"] for t, d in events if t == EventTypes.TOOL_RESULT]
     assert sorted(calls) == sorted(results) and len(set(results)) == len(results)
@@ -182,7 +175,7 @@ def test_every_shared_transcript_imported_in_two_parts_pairs_every_call(tmp_path
         path.write_bytes(source_path.read_bytes())
         second = write_offline(read_source(path), home, record=first.record, format=whole.format)
         assert second.session_id == first.session_id and second.restarted is None, source_path.name
-        events = _events(home, first.session_id)
+        events = stored_events(home, first.session_id)
         calls = [d["call_id"] for t, d in events if t == EventTypes.TOOL_CALL]
         results = [d["call_id"] for t, d in events if t == EventTypes.TOOL_RESULT]
         assert sorted(calls) == sorted(results) and len(set(results)) == len(results), source_path.name
