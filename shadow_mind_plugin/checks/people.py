@@ -16,7 +16,7 @@ import attrs
 
 from hookspecs.values import EventTypes, SessionEvent
 
-from ..event_render import visible_text
+from ..event_render import message_of, visible_text
 from ..projection_tail import newest_index
 from .protect import protected_in
 
@@ -35,14 +35,9 @@ class Said:
 People: TypeAlias = tuple[tuple[Said, ...], tuple[tuple[str, Said], ...]]
 
 
-def _message(data: Mapping[str, Any]) -> Mapping[str, Any]:
-    message = data.get("message")
-    return message if isinstance(message, Mapping) else {}
-
-
 def user_message(seq: int, data: Mapping[str, Any]) -> tuple[str, Said | None]:
     """Its visible text, and what the person said when it is theirs."""
-    message = _message(data)
+    message = message_of(data)
     text = visible_text(message.get("content"))
     source = message.get("source")
     theirs = text and isinstance(source, Mapping) and source.get("kind") == PERSON
