@@ -145,7 +145,8 @@ def summarize_tool_result(tool: str, content: Any, failed: bool, meta: Any = Non
 # --- per-event rendering -----------------------------------------------------------------------
 
 
-def _message(data: Any) -> Mapping[str, Any]:
+def message_of(data: Any) -> Mapping[str, Any]:
+    """An event's ``message`` mapping; empty when it has none."""
     message = data.get("message") if isinstance(data, Mapping) else None
     return message if isinstance(message, Mapping) else {}
 
@@ -170,7 +171,7 @@ def _arguments_text(raw: Any) -> str:
 def render_tool_result(seq: int, data: Any, calls: Mapping[str, tuple[str, int]]) -> str:
     """A ``tool/result`` block; ``calls`` names its tool by the call id (see :func:`render_event`)."""
     data = data if isinstance(data, Mapping) else {}
-    content: Any = _message(data).get("content")
+    content: Any = message_of(data).get("content")
     blocks = _blocks(content)
     first = blocks[0] if blocks and blocks[0].get("type") == "tool-result" else None
     call_id = call_key(data.get("call_id"))
@@ -190,7 +191,7 @@ def renders(event: SessionEvent) -> bool:
     if kind == EventTypes.TOOL_CALL or kind == EventTypes.TOOL_RESULT:
         return True
     if kind == EventTypes.USER_MESSAGE or kind == EventTypes.ASSISTANT_MESSAGE:
-        return has_visible_text(_message(data).get("content"))
+        return has_visible_text(message_of(data).get("content"))
     if kind == SUMMARY:
         summary = data.get("summary") if isinstance(data, Mapping) else None
         return bool(summary.strip(JS_SPACE)) if isinstance(summary, str) else has_visible_text(summary)
@@ -209,7 +210,7 @@ def render_event(
     if kind not in RENDERED_KINDS:
         return None  # most events (streamed chunks, step markers) render nothing: one set lookup
     if kind == EventTypes.USER_MESSAGE:
-        message = _message(data)
+        message = message_of(data)
         text = visible_text(message.get("content"))
         if not text:
             return None
@@ -217,7 +218,7 @@ def render_event(
         source_kind = source.get("kind") if isinstance(source, Mapping) else None
         return f"[seq={seq} user:{source_kind if isinstance(source_kind, str) else 'unknown'}]\n{text}"
     if kind == EventTypes.ASSISTANT_MESSAGE:
-        text = visible_text(_message(data).get("content"))
+        text = visible_text(message_of(data).get("content"))
         return f"[seq={seq} assistant]\n{text}" if text else None
     if kind == SUMMARY:
         summary = data.get("summary") if isinstance(data, Mapping) else None

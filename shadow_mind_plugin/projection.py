@@ -28,7 +28,7 @@ from .event_render import (
     summarize_tool_result,
     visible_text,
 )
-from .projection_tail import TailProjector, stop_index
+from .projection_tail import TailProjector, newest_boundary, stop_index
 from .rendered import EMPTY_PROJECTION, ENTRY_SEPARATOR, Entry, Projection, RenderedLog
 
 __all__ = [
@@ -188,8 +188,8 @@ class IncrementalProjector:
         it is read (:mod:`.projection_tail`); a new compaction boundary opens a new
         window there."""
         tail = self._tail
-        moved = capture == "since-compaction" and any(is_compaction_boundary(e) for e in events[start:stop])
-        if tail is None or moved:
+        # a first sight opens the window anyway: only the new events of a known log are scanned
+        if tail is None or (capture == "since-compaction" and newest_boundary(events, stop, start) is not None):
             self._sync_tail()
             tail = self._tail = TailProjector(events, stop, capture, disclosure)
             self._tail_rendered = 0
@@ -214,13 +214,10 @@ class IncrementalProjector:
         """The boundary only moves forward, to the newest successful compaction/end
         among the new events; older entries (but the kept summary) and calls then
         go. Returns whether it moved."""
-        for index in range(stop - 1, start - 1, -1):
-            event = events[index]
-            if is_compaction_boundary(event):
-                boundary = event.seq
-                break
-        else:
+        index = newest_boundary(events, stop, start)
+        if index is None:
             return False
+        boundary = events[index].seq
         if boundary == self._boundary:
             return False
         self._boundary, self._kept = boundary, kept_summary(events, index)

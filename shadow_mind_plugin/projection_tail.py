@@ -14,7 +14,7 @@ compare both on generated logs.
 from __future__ import annotations
 
 from bisect import bisect_left, bisect_right
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from collections.abc import Set as AbstractSet
 from itertools import compress
 from operator import attrgetter
@@ -64,18 +64,28 @@ def _count(events: Sequence[SessionEvent]) -> int:
     return sum(map(renders, rendered))
 
 
-def newest_boundary(events: Sequence[SessionEvent], stop: int) -> int | None:
-    """The index of the newest successful compaction end in ``events[:stop]``."""
-    end = EventTypes.COMPACTION_END
+def newest_index(
+    events: Sequence[SessionEvent], stop: int, match: Callable[[SessionEvent], bool], *, lo: int = 0, chunk: int = 0
+) -> int | None:
+    """The index of the newest event in ``events[lo:stop]`` that ``match`` accepts,
+    scanned backwards a slice of ``chunk`` (default :data:`CHUNK`) at a time: one
+    slice, not an index per event (a session's events are a view whose item lookup
+    is Python code, and an index far back may not be loaded)."""
+    step = chunk or CHUNK
     high = stop
-    while high > 0:
-        low = max(0, high - CHUNK * 16)
-        chunk = events[low:high]
-        for offset in range(len(chunk) - 1, -1, -1):
-            if chunk[offset].type == end and is_compaction_boundary(chunk[offset]):
+    while high > lo:
+        low = max(lo, high - step)
+        part = events[low:high]
+        for offset in range(len(part) - 1, -1, -1):
+            if match(part[offset]):
                 return low + offset
         high = low
     return None
+
+
+def newest_boundary(events: Sequence[SessionEvent], stop: int, lo: int = 0) -> int | None:
+    """The index of the newest successful compaction end in ``events[lo:stop]``."""
+    return newest_index(events, stop, is_compaction_boundary, lo=lo, chunk=CHUNK * 16)
 
 
 class _Calls:

@@ -16,8 +16,8 @@ import attrs
 
 from hookspecs.values import EventTypes, SessionEvent
 
-from ..event_render import visible_text
-from ..projection_tail import CHUNK
+from ..event_render import message_of, visible_text
+from ..projection_tail import newest_index
 from .protect import protected_in
 
 #: the person's own messages; relays, hooks, delegations and checkpoints are not
@@ -35,14 +35,9 @@ class Said:
 People: TypeAlias = tuple[tuple[Said, ...], tuple[tuple[str, Said], ...]]
 
 
-def _message(data: Mapping[str, Any]) -> Mapping[str, Any]:
-    message = data.get("message")
-    return message if isinstance(message, Mapping) else {}
-
-
 def user_message(seq: int, data: Mapping[str, Any]) -> tuple[str, Said | None]:
     """Its visible text, and what the person said when it is theirs."""
-    message = _message(data)
+    message = message_of(data)
     text = visible_text(message.get("content"))
     source = message.get("source")
     theirs = text and isinstance(source, Mapping) and source.get("kind") == PERSON
@@ -71,15 +66,11 @@ def unlifted(protected: Mapping[str, tuple[bool, Said]]) -> tuple[tuple[str, Sai
 
 def last_person_index(events: Sequence[SessionEvent], stop: int) -> int:
     """The index of the newest person message in ``events[:stop]``, 0 when none."""
-    high = stop
-    while high > 0:
-        low = max(0, high - CHUNK)
-        chunk = events[low:high]
-        for offset in range(len(chunk) - 1, -1, -1):
-            if person(chunk[offset]) is not None:
-                return low + offset
-        high = low
-    return 0
+    return newest_index(events, stop, _is_person) or 0
+
+
+def _is_person(event: SessionEvent) -> bool:
+    return person(event) is not None
 
 
 #: the person's messages and every target they named, protected or lifted (in the order first named)

@@ -17,7 +17,7 @@ import attrs
 
 from hookspecs.values import EventTypes, SessionEvent
 
-from ..event_render import visible_text
+from ..event_render import message_of, visible_text
 from ..projection_tail import stop_index
 from .people import Earlier, People, Said, earlier_people, last_person_index, protect, unlifted, user_message
 from .shell import made_directories
@@ -241,7 +241,7 @@ class ViewBuilder:
                 protect(self._protected, said)
             self._note(event.seq, text)
         elif kind == EventTypes.ASSISTANT_MESSAGE:
-            text = visible_text(_message(data).get("content"))
+            text = visible_text(message_of(data).get("content"))
             if text:
                 self._answers.append(Said(seq=event.seq, text=text))
         elif kind == EventTypes.COMPACTION_SUMMARY:
@@ -335,7 +335,7 @@ class ViewBuilder:
         code = error.get("code") if isinstance(error, Mapping) and isinstance(error.get("code"), str) else None
         found = _EXIT.search(output, 0, 300) if action.shape.kind is ToolKind.SHELL else None
         exit_code = int(found.group(1)) if found else None
-        blocks = _message(data).get("content")
+        blocks = message_of(data).get("content")
         first = blocks[0] if isinstance(blocks, list) and blocks and isinstance(blocks[0], Mapping) else {}
         failed = error is not None or first.get("is_error") is True or exit_code not in (None, 0)
         shape = action.shape
@@ -349,13 +349,8 @@ class ViewBuilder:
         )
 
 
-def _message(data: Mapping[str, Any]) -> Mapping[str, Any]:
-    message = data.get("message")
-    return message if isinstance(message, Mapping) else {}
-
-
 def _output_text(data: Mapping[str, Any]) -> str:
-    blocks = _message(data).get("content")
+    blocks = message_of(data).get("content")
     if not isinstance(blocks, list):
         return ""
     first = blocks[0] if blocks and isinstance(blocks[0], Mapping) else {}
