@@ -99,13 +99,17 @@ class SessionLog:
     def events_since(self, seq: int) -> Sequence[SessionEvent]:
         seq = max(0, seq)
         if seq < self._first:
-            if self._load_head is None:
-                raise SessionError(
-                    f"session {self.id} was opened to append only: its events before seq {self._first} are not loaded",
-                    code="SESSION_APPEND_ONLY",
-                )
+            self._head_loader()  # raises when there is nothing to load the earlier part from
             return LazyEvents(self, seq, self.seq)
         return EventsView(self._events, min(seq - self._first, len(self._events)))
+
+    def _head_loader(self) -> Callable[[], list[SessionEvent]]:
+        if self._load_head is None:
+            raise SessionError(
+                f"session {self.id} was opened to append only: its events before seq {self._first} are not loaded",
+                code="SESSION_APPEND_ONLY",
+            )
+        return self._load_head
 
     @property
     def loaded_seq(self) -> int:
@@ -119,10 +123,7 @@ class SessionLog:
         """The events in memory and the seq of the first, the log's earlier part
         loaded first when ``seq`` is before them (its errors are the load's)."""
         if seq < self._first:
-            if self._load_head is None:
-                self.events_since(seq)  # raises: nothing to load them from
-            assert self._load_head is not None
-            head = self._load_head()
+            head = self._head_loader()()
             # a new list: snapshots taken before keep reading the old one
             self._events = head[: self._first] + self._events
             self._first = 0

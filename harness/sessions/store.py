@@ -169,21 +169,19 @@ class SessionStore:
         path, where, lock = self._lock_existing(session_id)
         try:
             tail = read_tail_from_checkpoint(path, where, session_id, is_known=self.is_known_type)
-            loaded = None
-            if tail is None:
-                loaded = load_log(path, is_known=self.is_known_type, where=where, session_id=session_id)
-            torn, intact = _torn(tail or loaded)
-            if torn:
+            read: ResumedTail | LoadedLog = tail or load_log(
+                path, is_known=self.is_known_type, where=where, session_id=session_id
+            )
+            if read.torn_tail:
                 self._logger.warning("session %s: dropped a torn last line left by a crash", session_id)
-                truncate_torn_tail(path, intact)
+                truncate_torn_tail(path, read.intact_bytes)
         except BaseException:
             lock.release()
             raise
         writer = JsonlWriter(path, session_id=session_id)
         if tail is None:
-            assert loaded is not None
             log = SessionLog(
-                header=loaded.header, events=loaded.events, store=self, writer=writer, now_ms=self._now_ms, lock=lock
+                header=read.header, events=read.events, store=self, writer=writer, now_ms=self._now_ms, lock=lock
             )
         else:
             mark = tail.checkpoint
@@ -348,10 +346,6 @@ class SessionStore:
             out.append(summary)
         out.sort(key=lambda s: s.created_at, reverse=True)
         return out, problems
-
-def _torn(read: ResumedTail | LoadedLog | None) -> tuple[bool, int]:
-    assert read is not None
-    return read.torn_tail, read.intact_bytes
 
 
 def _label(session_id: str) -> str:

@@ -36,6 +36,7 @@ from harness.host import HarnessHost
 from harness.profiles import ProfileRow
 
 from .model import Format
+from .quiet import SETTINGS_REASONS
 from .reader import TranscriptSource
 from .record import ImportRecord
 from .review import ReviewOutcome, check_rows, command, dispose, mirror_host, relayed, settled_runs
@@ -98,7 +99,7 @@ async def review_governed(
                     if not _runs(host, session_id, base):
                         cards = _cards(host, session_id, base)
                         reason = await skip_reason(host, agent, cards)
-                        prechecked = not cards and reason in (SHADOW_DISABLED, NOT_ROLLED)
+                        prechecked = not cards and reason in SETTINGS_REASONS  # the answers :mod:`.quiet` keeps
                 report, refs = relayed(agent.session.events, base)
             finally:
                 await dispose(host, handle)

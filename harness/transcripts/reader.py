@@ -19,7 +19,7 @@ from hookspecs.fsutil import read_at, read_regular_bytes
 from hookspecs.scrub import scrub_text
 
 from . import claude_code, codex
-from .builder import SCAN_JSON, EventBuilder, type_of
+from .builder import EventBuilder, loads, type_of
 from .model import Format, ImportedTranscript, TranscriptError
 
 #: a transcript larger than this is refused rather than read into memory
@@ -264,19 +264,12 @@ def frame(raw: bytes, label: str, *, first: int = 1, allow_empty: bool = False) 
     lines = raw.decode("utf-8", errors="surrogateescape").split("\n")
     last = first + len(lines) - 1
     entries: list[tuple[int, dict[str, Any]]] = []
-    scan = SCAN_JSON
     with paused_gc():
         for number, chunk in enumerate(lines, start=first):
             if not chunk or (chunk[0] in _BLANK and not chunk.strip(_BLANK)):
                 continue
             try:
-                # the scanner json.loads ends in, without its two whitespace
-                # matches a line: a line it does not take whole goes to json.loads
-                value, end = scan(chunk, 0)
-                if end != len(chunk):
-                    value = json.loads(chunk)
-            except StopIteration:
-                value = _loads_or_raise(chunk, label, number, cut=number == last and not raw.endswith(b"\n"))
+                value = loads(chunk)
             except (ValueError, RecursionError) as exc:
                 raise _not_json(label, number, exc, cut=number == last and not raw.endswith(b"\n")) from None
             if not isinstance(value, dict):
@@ -289,13 +282,6 @@ def frame(raw: bytes, label: str, *, first: int = 1, allow_empty: bool = False) 
 
 #: what ``bytes.strip()`` took for blank (JSON's white space and the other ASCII ones)
 _BLANK = " \t\n\r\x0b\x0c"
-
-
-def _loads_or_raise(chunk: str, label: str, number: int, *, cut: bool) -> Any:
-    try:
-        return json.loads(chunk)  # leading white space, or the error json.loads names
-    except (ValueError, RecursionError) as exc:
-        raise _not_json(label, number, exc, cut=cut) from None
 
 
 def _not_json(label: str, number: int, exc: Exception, *, cut: bool) -> TranscriptError:
