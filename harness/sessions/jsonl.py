@@ -232,6 +232,12 @@ def read_log(path: Path, *, is_known: Callable[[str], bool], where: str | None =
     return LoadedLog(header=header, events=events, intact_bytes=intact, torn_tail=torn)
 
 
+def _too_deep(label: str) -> str:
+    """The JSON decoder recurses per nesting level: a line past its limit is a
+    format error of the file, wherever the file is read from."""
+    return f"{label}: a line is nested too deeply to load"
+
+
 def decode_events(
     lines: list[bytes], start: int, *, first_seq: int, label: str, is_known: Callable[[str], bool], torn: bool
 ) -> tuple[list[SessionEvent], int | None]:
@@ -254,6 +260,8 @@ def decode_events(
             if index == last and not torn:
                 return events, len(line)
             raise SessionFormatError(f"{label}:{number}: not a JSON event line ({exc})") from None
+        except RecursionError:
+            raise SessionFormatError(_too_deep(label)) from None
         if type(obj) is not dict:
             raise SessionFormatError(f"{label}:{number}: event line is not a JSON object")
         etype = obj.get("type")
@@ -277,6 +285,8 @@ def parse_header(line: bytes, label: str) -> SessionHeader:
         obj = loads_strict(line)
     except ValueError as exc:
         raise SessionFormatError(f"{label}:1: header is not JSON ({exc})") from None
+    except RecursionError:
+        raise SessionFormatError(_too_deep(label)) from None
     parsed: _HeaderLine = structure(
         _HEADER_CONVERTER, obj, _HeaderLine, where=f"{label}:1 header", error=SessionFormatError
     )

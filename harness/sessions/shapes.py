@@ -39,8 +39,6 @@ def load_log(
         loaded = read_log(path, is_known=is_known, where=where)
     except OSError as exc:
         raise SessionFormatError(f"{where}: cannot read the session file: {exc.strerror or exc}") from None
-    except RecursionError:  # the JSON decoder recurses per nesting level
-        raise SessionFormatError(f"{where}: a line is nested too deeply to load") from None
     if session_id is not None:
         check_header_id(loaded.header, session_id, where)
     check_events(loaded.events, where)

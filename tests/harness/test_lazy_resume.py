@@ -170,6 +170,18 @@ def test_corruption_after_the_checkpoint_refuses_the_resume(tmp_path: Path) -> N
         store_at(tmp_path).open("s")
 
 
+def test_a_line_nested_too_deeply_after_the_checkpoint_is_a_format_error(tmp_path: Path) -> None:
+    # the JSON decoder recurses per level: a whole load names it, and so must the tail read
+    store, _, _ = _lazy_and_eager(tmp_path, 2, 1)
+    store.close("s")
+    path = tmp_path / "sessions" / "s" / LOG
+    assert (path.parent / CHECKPOINT_FILE).exists()
+    with path.open("ab") as handle:
+        handle.write(b"[" * 200_000 + b"]" * 200_000 + b"\n")
+    with pytest.raises(SessionFormatError, match=r"^sessions/s/session.jsonl: a line is nested too deeply to load$"):
+        store_at(tmp_path).open("s")
+
+
 def test_a_stale_checkpoint_is_not_trusted(tmp_path: Path) -> None:
     path = write_log(tmp_path, "s", turns=3)
     record = path.parent / CHECKPOINT_FILE
