@@ -25,6 +25,7 @@ from harness.llm.script import parse_script_text
 from harness.profiles import parse_profile
 from harness.profiles.parse import parse_patch
 from harness.sessions import SessionStore, derive_messages
+from harness.sessions.checkpoint import Checkpoint, write_checkpoint
 from harness.sessions.shapes import load_log
 from harness.settings import SettingsService
 from hookspecs.values.settings import SettingsSpec
@@ -110,11 +111,10 @@ def session_log(lines: list[Any]) -> None:
         _session_log(home, lines)
 
 
-def _session_log(home: Path, lines: list[Any]) -> None:
-    path = home / "sessions" / "s1" / "session.jsonl"
-    path.parent.mkdir(parents=True)
-    out = [json.dumps({"type": "session", "version": 1, "id": "s1", "created_at": 1.0}).encode()]
-    for seq, line in enumerate(lines):
+def _encoded(lines: list[Any], first_seq: int) -> list[bytes]:
+    """The fuzzed lines as file lines; an event whose seq is -1 gets its own."""
+    out: list[bytes] = []
+    for seq, line in enumerate(lines, start=first_seq):
         if isinstance(line, dict):
             if line.get("seq") == -1:
                 line = {**line, "seq": seq}
@@ -123,13 +123,48 @@ def _session_log(home: Path, lines: list[Any]) -> None:
             out.append(line.encode("utf-8", "surrogatepass"))
         else:
             out.append(line)
-    path.write_bytes(b"\n".join(out) + b"\n")
+    return out
+
+
+def _header(session_id: str) -> bytes:
+    return json.dumps({"type": "session", "version": 1, "id": session_id, "created_at": 1.0}).encode()
+
+
+def _session_log(home: Path, lines: list[Any]) -> None:
+    path = home / "sessions" / "s1" / "session.jsonl"
+    path.parent.mkdir(parents=True)
+    path.write_bytes(b"\n".join([_header("s1"), *_encoded(lines, 0)]) + b"\n")
     store = SessionStore(sessions_dir=home / "sessions", on_event=lambda s, e: None, now_ms=lambda: 0.0)
     loaded = expect_own_errors(lambda: load_log(path, is_known=store.is_known_type, where="s1"))
     if loaded is not None:
         derive_messages(loaded.events)  # a log that loads folds into a history
     store.scan()  # never raises: a broken session is a problem line
     expect_own_errors(lambda: sessions_show(home, "s1", as_json=False, out=_Sink()))
+
+
+def session_log_resumed(lines: list[Any]) -> None:
+    """A log with a resume checkpoint after its first event, then the fuzzed
+    lines: the resume reads only those, the earlier part loads when read."""
+    with scratch() as home:
+        folder = home / "sessions" / "s2"
+        folder.mkdir(parents=True)
+        head = _header("s2") + b"\n" + json.dumps(_CLEAN_FIRST).encode() + b"\n"
+        (folder / "session.jsonl").write_bytes(head + b"".join(line + b"\n" for line in _encoded(lines, 1)))
+        write_checkpoint(folder, Checkpoint(seq=1, offset=len(head), turns=0, time=1.0))
+        store = SessionStore(sessions_dir=home / "sessions", on_event=lambda s, e: None, now_ms=lambda: 0.0)
+
+        def resume_and_read() -> None:
+            log = store.open("s2")
+            try:
+                list(log.events)
+            finally:
+                store.close("s2")
+
+        expect_own_errors(resume_and_read)
+
+
+#: an event a checkpoint may follow: ignorable, so any host loads it
+_CLEAN_FIRST = {"type": "fuzz/mark", "ignorable": True, "seq": 0, "time": 1.0, "data": {}}
 
 
 class _Sink:
@@ -182,6 +217,7 @@ def script_text(text: str) -> None:
 #: name -> (strategy, target); the test module and the bench script run these
 TARGETS: dict[str, tuple[st.SearchStrategy[Any], Callable[[Any], None]]] = {
     "session_log": (session_lines, session_log),
+    "session_log_resumed": (session_lines, session_log_resumed),
     "settings_document": (file_bytes, settings_document),
     "profile_text": (any_text, profile_text),
     "definition_text": (any_text, definition_text),
