@@ -143,14 +143,14 @@ def _session_log(home: Path, lines: list[Any]) -> None:
 
 
 def session_log_resumed(lines: list[Any]) -> None:
-    """A log with a resume checkpoint after its first event, then the fuzzed
+    """A log with a resume checkpoint after its first two events, then the fuzzed
     lines: the resume reads only those, the earlier part loads when read."""
     with scratch() as home:
         folder = home / "sessions" / "s2"
         folder.mkdir(parents=True)
-        head = _header("s2") + b"\n" + json.dumps(_CLEAN_FIRST).encode() + b"\n"
-        (folder / "session.jsonl").write_bytes(head + b"".join(line + b"\n" for line in _encoded(lines, 1)))
-        write_checkpoint(folder, Checkpoint(seq=1, offset=len(head), turns=0, time=1.0))
+        head = b"".join(line + b"\n" for line in [_header("s2"), *(json.dumps(e).encode() for e in _CLEAN_START)])
+        (folder / "session.jsonl").write_bytes(head + b"".join(line + b"\n" for line in _encoded(lines, 2)))
+        write_checkpoint(folder, Checkpoint(seq=2, offset=len(head), turns=0, time=1.0))
         store = SessionStore(sessions_dir=home / "sessions", on_event=lambda s, e: None, now_ms=lambda: 0.0)
 
         def resume_and_read() -> None:
@@ -163,8 +163,9 @@ def session_log_resumed(lines: list[Any]) -> None:
         expect_own_errors(resume_and_read)
 
 
-#: an event a checkpoint may follow: ignorable, so any host loads it
-_CLEAN_FIRST = {"type": "fuzz/mark", "ignorable": True, "seq": 0, "time": 1.0, "data": {}}
+#: events a checkpoint may follow (ignorable, so any host loads them); the
+#: resume keeps the second in memory and leaves the first to the lazy load
+_CLEAN_START = [{"type": "fuzz/mark", "ignorable": True, "seq": seq, "time": 1.0, "data": {}} for seq in (0, 1)]
 
 
 class _Sink:
