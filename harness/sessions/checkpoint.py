@@ -80,7 +80,7 @@ def _state_entry(latest: Mapping[str, SessionEvent | None], etype: str) -> Any:
         return None
     try:
         line = event_line(event)
-    except UnicodeEncodeError:  # a lone surrogate read from a hand-written log: left to the log
+    except ValueError:  # a lone surrogate (or a non-finite number) read from a hand-written log: left to the log
         return UNKNOWN
     if len(line) > MAX_STATE_LINE:
         return UNKNOWN

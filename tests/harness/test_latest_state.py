@@ -282,3 +282,19 @@ def test_answers_equal_a_whole_loads_at_any_checkpoint(steps: list[str], ask_fir
             event = log.latest_event(etype)
             assert (event.data if event is not None else None) == _newest(events, etype)
         store.close("s")
+
+
+def test_a_state_line_that_cannot_be_re_encoded_is_recorded_unknown(tmp_path: Path) -> None:
+    store, log = _long_session(tmp_path, "before")
+    store.close("s")
+    path = _path(tmp_path)
+    # a hand-edited log: the mode is a lone surrogate, which JSON can carry and UTF-8 cannot
+    path.write_text(path.read_text().replace('"mode":"read-only"', '"mode":"\\ud800"'))
+    (path.parent / CHECKPOINT_FILE).unlink()
+    store = store_at(tmp_path)
+    store.repair(store.open("s"))  # a whole load: the repair records the clean end
+    store.close("s")
+    assert _record(tmp_path)["latest"][SANDBOX] == "unknown" and _record(tmp_path)["latest"][POLICY] is not None
+    log = store_at(tmp_path).open("s")
+    assert log.loaded_seq > 0 and LatestSandboxMode().of(log) == "\ud800" and log.loaded_seq == 0
+    log.close()
