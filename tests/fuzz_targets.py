@@ -25,9 +25,11 @@ from harness.llm.script import parse_script_text
 from harness.profiles import parse_profile
 from harness.profiles.parse import parse_patch
 from harness.sessions import SessionStore, derive_messages
-from harness.sessions.checkpoint import Checkpoint, write_checkpoint
+from harness.sessions.checkpoint import CHECKPOINT_FILE, Checkpoint
+from harness.sessions.latest import LatestEventData, LatestSandboxMode
 from harness.sessions.shapes import load_log
 from harness.settings import SettingsService
+from hookspecs.values import EventTypes
 from hookspecs.values.settings import SettingsSpec
 from shadow_mind_plugin.definitions.holdout_keys import load_holdout_document
 from shadow_mind_plugin.definitions.parse import parse_definition
@@ -101,6 +103,59 @@ _event_line = st.one_of(
 #: the lines after a valid header: mostly well-framed events with fuzzed fields
 session_lines = st.lists(_event_line, max_size=6)
 
+_STATE_TYPES = ["sandbox/mode", "approval/policy"]
+#: a recorded state event's line: mostly a state event before the checkpoint, with fuzzed fields
+_state_line = st.one_of(
+    st.fixed_dictionaries(
+        {
+            "type": st.one_of(st.sampled_from(_STATE_TYPES), json_value),
+            "seq": st.one_of(st.sampled_from([0, 1]), json_value),
+            "time": st.one_of(st.just(1), json_value),
+            "data": st.one_of(st.fixed_dictionaries({"mode": json_value, "policy": json_value}), json_value),
+        },
+        optional={"ignorable": st.booleans()},
+    ).map(json.dumps),
+    st.text(max_size=40),
+)
+
+
+def _coherent_entry(seq: int, etype: str, data: Any) -> dict[str, Any]:
+    """An entry whose line is a well-framed state event at its own seq."""
+    return {"seq": seq, "line": json.dumps({"type": etype, "seq": seq, "time": 1, "data": data})}
+
+
+_state_data = st.one_of(
+    st.fixed_dictionaries({"mode": st.sampled_from(["read-only", ""]), "policy": json_value}), json_value
+)
+_state_entry = st.one_of(
+    st.none(),
+    st.just("unknown"),
+    st.builds(_coherent_entry, st.sampled_from([0, 1]), st.sampled_from(_STATE_TYPES), _state_data),
+    st.fixed_dictionaries(
+        {"seq": st.one_of(st.sampled_from([0, 1, 2]), json_value), "line": st.one_of(_state_line, json_value)},
+        optional={"extra": json_value},
+    ),
+    json_value,
+)
+#: the checkpoint's ``latest`` field: (present, value)
+state_record = st.tuples(
+    st.booleans(),
+    st.one_of(
+        # well framed, each type's event at its own seq
+        st.fixed_dictionaries(
+            {},
+            optional={
+                etype: st.one_of(
+                    st.none(), st.builds(_coherent_entry, st.sampled_from([0, 1]), st.just(etype), _state_data)
+                )
+                for etype in _STATE_TYPES
+            },
+        ),
+        st.dictionaries(st.sampled_from([*_STATE_TYPES, "tool/call"]), _state_entry, max_size=3),
+        json_value,
+    ),
+)
+
 
 # --- targets --------------------------------------------------------------------------------
 
@@ -142,20 +197,29 @@ def _session_log(home: Path, lines: list[Any]) -> None:
     expect_own_errors(lambda: sessions_show(home, "s1", as_json=False, out=_Sink()))
 
 
-def session_log_resumed(lines: list[Any]) -> None:
-    """A log with a resume checkpoint after its first two events, then the fuzzed
-    lines: the resume reads only those, the earlier part loads when read."""
+def session_log_resumed(case: tuple[list[Any], tuple[bool, Any]]) -> None:
+    """A log with a resume checkpoint after its first two events (its record's
+    state field fuzzed), then the fuzzed lines: the resume reads only those, the
+    approval policy and sandbox mode come from the record and the tail, the
+    earlier part loads when read."""
+    lines, (has_state, state) = case
     with scratch() as home:
         folder = home / "sessions" / "s2"
         folder.mkdir(parents=True)
         head = b"".join(line + b"\n" for line in [_header("s2"), *(json.dumps(e).encode() for e in _CLEAN_START)])
         (folder / "session.jsonl").write_bytes(head + b"".join(line + b"\n" for line in _encoded(lines, 2)))
-        write_checkpoint(folder, Checkpoint(seq=2, offset=len(head), turns=0, time=1.0))
+        record = json.loads(Checkpoint(seq=2, offset=len(head), turns=0, time=1.0).to_json())
+        record.pop("latest")
+        if has_state:
+            record["latest"] = state
+        (folder / CHECKPOINT_FILE).write_text(json.dumps(record))
         store = SessionStore(sessions_dir=home / "sessions", on_event=lambda s, e: None, now_ms=lambda: 0.0)
 
         def resume_and_read() -> None:
             log = store.open("s2")
             try:
+                LatestSandboxMode().of(log)
+                LatestEventData(EventTypes.APPROVAL_POLICY).of(log)
                 list(log.events)
             finally:
                 store.close("s2")
@@ -218,7 +282,7 @@ def script_text(text: str) -> None:
 #: name -> (strategy, target); the test module and the bench script run these
 TARGETS: dict[str, tuple[st.SearchStrategy[Any], Callable[[Any], None]]] = {
     "session_log": (session_lines, session_log),
-    "session_log_resumed": (session_lines, session_log_resumed),
+    "session_log_resumed": (st.tuples(session_lines, state_record), session_log_resumed),
     "settings_document": (file_bytes, settings_document),
     "profile_text": (any_text, profile_text),
     "definition_text": (any_text, definition_text),

@@ -23,24 +23,29 @@ from __future__ import annotations
 
 import json
 import os
+from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
 
 import attrs
 
-from hookspecs.errors import DshError
+from hookspecs.errors import DshError, SessionFormatError
 from hookspecs.fsutil import read_at, read_regular_bytes, write_atomic
 from hookspecs.values import EventTypes, SessionEvent, SessionHeader
 
-from .jsonl import check_header_id, decode_events, parse_header
-from .log import SessionLog
+from .jsonl import check_header_id, decode_events, event_line, parse_header
+from .log import STATE_EVENT_TYPES, SessionLog
 from .logfile import open_log_fd
 from .repair import closing_events
 from .shapes import check_events
 from .tail import CHUNK, MAX_BACK
 
 CHECKPOINT_FILE = "checked.json"
-_MAX_RECORD = 4096
+#: a state event whose line is longer is recorded as unknown (the record stays small)
+MAX_STATE_LINE = 16 * 1024
+UNKNOWN = "unknown"
+#: the fields, and each state line escaped as a JSON string (at most twice as long)
+_MAX_RECORD = 4096 + len(STATE_EVENT_TYPES) * (2 * MAX_STATE_LINE + 256)
 #: how long a header line may be before the resume leaves the log to the whole load
 _MAX_HEADER = 1 << 20
 _HEADER_STEP = 4096
@@ -56,9 +61,30 @@ class Checkpoint:
     turns: int
     #: the ``time`` of event ``seq - 1``
     time: float
+    #: the newest event of each state type before ``seq`` (None: there is none); a type missing is unknown
+    latest: Mapping[str, SessionEvent | None] = attrs.field(factory=dict)
 
     def to_json(self) -> str:
-        return json.dumps({"seq": self.seq, "offset": self.offset, "turns": self.turns, "time": self.time})
+        latest = {etype: _state_entry(self.latest, etype) for etype in sorted(STATE_EVENT_TYPES)}
+        return json.dumps(
+            {"seq": self.seq, "offset": self.offset, "turns": self.turns, "time": self.time, "latest": latest},
+            ensure_ascii=False,
+        )
+
+
+def _state_entry(latest: Mapping[str, SessionEvent | None], etype: str) -> Any:
+    if etype not in latest:
+        return UNKNOWN
+    event = latest[etype]
+    if event is None:
+        return None
+    try:
+        line = event_line(event)
+    except ValueError:  # a lone surrogate (or a non-finite number) read from a hand-written log: left to the log
+        return UNKNOWN
+    if len(line) > MAX_STATE_LINE:
+        return UNKNOWN
+    return {"seq": event.seq, "line": line.decode("utf-8").rstrip("\n")}
 
 
 @attrs.frozen(kw_only=True)
@@ -81,7 +107,7 @@ def read_tail_from_checkpoint(path: Path, where: str, session_id: str, *, is_kno
     fd = open_log_fd(path, where)
     try:
         size = os.fstat(fd).st_size
-        found = _read_checkpoint(path.parent, fd, size)
+        found = _read_checkpoint(path.parent, fd, size, where, is_known)
         if found is None:
             return None
         checkpoint, last_line = found
@@ -102,10 +128,16 @@ def read_tail_from_checkpoint(path: Path, where: str, session_id: str, *, is_kno
     if garbled is not None:
         torn, intact = True, intact - garbled - 1
     check_events(events, where)
+    covered = events[0] if events else None  # the record's own line, kept in memory
+    for recorded in checkpoint.latest.values():
+        if recorded is not None and recorded.seq == checkpoint.seq - 1 and recorded != covered:
+            return None  # the record names another event there: not trusted
     return ResumedTail(header=header, checkpoint=checkpoint, events=events, intact_bytes=intact, torn_tail=torn)
 
 
-def _read_checkpoint(folder: Path, fd: int, size: int) -> tuple[Checkpoint, bytes] | None:
+def _read_checkpoint(
+    folder: Path, fd: int, size: int, where: str, is_known: Callable[[str], bool]
+) -> tuple[Checkpoint, bytes] | None:
     try:
         record = json.loads(read_regular_bytes(folder / CHECKPOINT_FILE, limit=_MAX_RECORD, follow_symlinks=False))
     except (DshError, ValueError, RecursionError):
@@ -125,7 +157,45 @@ def _read_checkpoint(folder: Path, fd: int, size: int) -> tuple[Checkpoint, byte
     if not isinstance(event, dict) or event.get("seq") != seq - 1 or event.get("time") != time:
         return None  # not the log the record was written for
     assert line is not None
-    return Checkpoint(seq=seq, offset=offset, turns=turns, time=time), line
+    latest = _recorded_state(record, seq, where, is_known)
+    if latest is None:
+        return None
+    return Checkpoint(seq=seq, offset=offset, turns=turns, time=time, latest=latest), line
+
+
+def _recorded_state(
+    record: dict[str, Any], below: int, where: str, is_known: Callable[[str], bool]
+) -> dict[str, SessionEvent | None] | None:
+    """The state events the record holds, each line decoded and checked as a log
+    line; None when the field is malformed (the record is not trusted)."""
+    if "latest" not in record:
+        return {}  # written before the field existed: all unknown
+    raw = record["latest"]
+    if type(raw) is not dict or not raw.keys() <= STATE_EVENT_TYPES:
+        return None
+    out: dict[str, SessionEvent | None] = {}
+    for etype, entry in raw.items():
+        if entry is None:
+            out[etype] = None
+            continue
+        if entry == UNKNOWN:
+            continue
+        if type(entry) is not dict or entry.keys() != {"seq", "line"}:
+            return None
+        seq, line = entry["seq"], entry["line"]
+        if type(seq) is not int or not 0 <= seq < below or type(line) is not str or len(line) > MAX_STATE_LINE:
+            return None
+        try:
+            events, _ = decode_events(
+                [line.encode("utf-8")], 0, first_seq=seq, label=where, is_known=is_known, torn=True
+            )
+            check_events(events, where)
+        except (SessionFormatError, UnicodeEncodeError):
+            return None
+        if events[0].type != etype:
+            return None
+        out[etype] = events[0]
+    return out
 
 
 def _first_line(fd: int, end: int) -> bytes | None:
@@ -170,13 +240,18 @@ def write_checkpoint(folder: Path, checkpoint: Checkpoint) -> bool:
 def mark_clean(log: SessionLog, path: Path, where: str, *, repaired: bool = False) -> None:
     """Record the log's end as its clean point when nothing there needs a
     repair (``repaired``: a repair just made it so). Called at resume and close."""
-    if log.clean is None or log.closed or log.write_failure is not None or log.seq == log.clean[0]:
+    if log.clean is None or log.closed or log.write_failure is not None or log.seq == 0:
         return
     since, turns = log.clean
+    latest = log.known_state()
+    if log.seq == since and latest.keys() <= log.recorded_state:
+        return  # nothing new to record
     events = log.events_since(since)
     if not repaired and closing_events(events):
         return  # an open turn or compaction: the next resume repairs it from the last clean point
     turns += sum(1 for event in events if event.type == EventTypes.TURN_START)
+    # nothing appended since the record (it learnt state only): the record's own last event
+    last = events[-1] if events else log.events_since(log.seq - 1)[0]
     try:
         fd = open_log_fd(path, where)
         try:
@@ -185,6 +260,7 @@ def mark_clean(log: SessionLog, path: Path, where: str, *, repaired: bool = Fals
             os.close(fd)
     except (OSError, DshError):
         return
-    mark = Checkpoint(seq=log.seq, offset=size, turns=turns, time=events[-1].time)
+    mark = Checkpoint(seq=log.seq, offset=size, turns=turns, time=last.time, latest=latest)
     if write_checkpoint(path.parent, mark):
         log.clean = (mark.seq, mark.turns)
+        log.recorded_state = frozenset(latest)

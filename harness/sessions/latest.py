@@ -1,8 +1,12 @@
 """The newest event of one type in a session, without walking the log.
 
-Logs are append-only, so each question reads only the events appended since
-the previous one: the sandbox mode a spawn or a bash call needs and the
-approval policy every approval asks for cost the same on a long session.
+A :class:`~harness.sessions.log.SessionLog` knows the newest event of its
+state types (:data:`~harness.sessions.log.STATE_EVENT_TYPES`: the approval
+policy every approval asks for, the sandbox mode a spawn or a bash call
+needs) without reading its earlier part, even when resumed from its
+checkpoint. For another type, or another session object, logs are
+append-only, so each question reads only the events appended since the
+previous one.
 """
 
 from __future__ import annotations
@@ -13,6 +17,8 @@ from operator import attrgetter
 from typing import Any
 
 from hookspecs.values import EventTypes
+
+from .log import STATE_EVENT_TYPES
 
 _TYPE = attrgetter("type")
 
@@ -26,6 +32,11 @@ class LatestEventData:
 
     def of(self, session: Any) -> Mapping[str, Any] | None:
         """None when the session has no such event (or its data is not a mapping)."""
+        newest = getattr(session, "latest_event", None) if self._type in STATE_EVENT_TYPES else None
+        if newest is not None:
+            event = newest(self._type)
+            found = event.data if event is not None else None
+            return found if isinstance(found, Mapping) else None
         events = session.events
         count = len(events)
         try:

@@ -2,17 +2,24 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Collection, Mapping, Sequence
+from operator import attrgetter
 from typing import Any, Protocol
 
 from hookspecs.errors import SessionError
 from hookspecs.scrub import scrub_json
 from hookspecs.secrets_detect import may_hold_credentials
-from hookspecs.values import SessionEvent, SessionHeader, check_json
+from hookspecs.values import EventTypes, SessionEvent, SessionHeader, check_json
 
 from .events_view import EventsView, LazyEvents
 from .jsonl import JsonlWriter, escape_undecodable, event_line
 from .lock import SessionLock
+
+#: the types whose newest event the log knows without reading its earlier part:
+#: every approval asks for the policy, every spawn and bash call for the sandbox mode
+STATE_EVENT_TYPES: frozenset[str] = frozenset({EventTypes.APPROVAL_POLICY, EventTypes.SANDBOX_MODE})
+
+_TYPE = attrgetter("type")
 
 
 class LogOwner(Protocol):
@@ -61,6 +68,7 @@ class SessionLog:
         first_seq: int = 0,
         load_head: Callable[[], list[SessionEvent]] | None = None,
         clean: tuple[int, int] | None = (0, 0),
+        state_before: Mapping[str, SessionEvent | None] | None = None,
     ) -> None:
         self._header = header
         #: a log opened from its end holds the events from ``first_seq`` on; the
@@ -72,6 +80,13 @@ class SessionLog:
         #: (seq, turn/start events before it): the last point found clean (:mod:`.checkpoint`);
         #: None when unknown (a log opened to append only)
         self.clean: tuple[int, int] | None = clean
+        #: the newest event of each state type among the events before the loaded
+        #: part, as the checkpoint records it (a type missing: unknown, ask the log)
+        self._before: Mapping[str, SessionEvent | None] = state_before or {}
+        #: the state types the checkpoint at ``clean`` records (a close adds the others it learnt)
+        self.recorded_state: frozenset[str] = frozenset(self._before)
+        #: the newest event of each state type asked about (or appended) so far
+        self._latest: dict[str, SessionEvent | None] = {}
         self._store = store
         self._writer = writer
         self._now_ms = now_ms
@@ -130,6 +145,44 @@ class SessionLog:
             self._load_head = None
         return self._events, self._first
 
+    def latest_event(self, etype: str) -> SessionEvent | None:
+        """The newest event of ``etype`` (one of :data:`STATE_EVENT_TYPES`), or None.
+        Kept up to date on append; the first ask reads the events in memory and the
+        checkpoint's record, and loads the earlier part only when neither knows."""
+        if etype not in self._latest:
+            if etype not in STATE_EVENT_TYPES:
+                raise ValueError(f"the log keeps no newest {etype!r} event")
+            self._latest.update(self._known((etype,)))
+            if etype not in self._latest:
+                self.loaded_from(0)  # its errors are the load's
+                self._latest.update(self._known((etype,)))
+        return self._latest[etype]
+
+    def known_state(self) -> dict[str, SessionEvent | None]:
+        """The newest event of each state type known without loading anything
+        (a type missing: only the earlier part of the log could tell)."""
+        missing = STATE_EVENT_TYPES - self._latest.keys()
+        if missing:
+            self._latest.update(self._known(missing))
+        return dict(self._latest)
+
+    def _known(self, wanted: Collection[str]) -> dict[str, SessionEvent | None]:
+        events = self._events
+        types = list(map(_TYPE, events))  # C-speed; the newest match wins
+        types.reverse()
+        found: dict[str, SessionEvent | None] = {}
+        for etype in wanted:
+            try:
+                found[etype] = events[len(events) - 1 - types.index(etype)]
+                continue
+            except ValueError:
+                pass
+            if self._first == 0:
+                found[etype] = None
+            elif etype in self._before:
+                found[etype] = self._before[etype]
+        return found
+
     @property
     def closed(self) -> bool:
         return self._closed
@@ -178,6 +231,8 @@ class SessionLog:
         if self._writer is not None:
             self._writer.write(line)
         self._events.append(event)
+        if type in STATE_EVENT_TYPES:
+            self._latest[type] = event
         store.publish(self, event)
         return event
 

@@ -195,6 +195,7 @@ class SessionStore:
                 first_seq=mark.seq - 1,
                 load_head=lambda: self._head(path, where, session_id, mark.seq - 1),
                 clean=(mark.seq, mark.turns),
+                state_before=mark.latest,
             )
         self._live[session_id] = log
         return log
