@@ -187,7 +187,7 @@ def build_log(home: Path, total: int, share: float) -> int:
         if etype == "turn/end" and log.seq >= total:
             break
     count = log.seq
-    log.close()
+    store.close(ROOT_ID)  # as a host closes it: the next resume starts at its clean point (checked.json)
     return count
 
 
