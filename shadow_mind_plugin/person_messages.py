@@ -7,10 +7,10 @@ take it from here; this module imports nothing of the checks.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from itertools import compress
 from operator import attrgetter
-from typing import Any, Final
+from typing import Any, Final, TypeAlias
 
 import attrs
 
@@ -27,6 +27,14 @@ _TYPE: Final = attrgetter("type")
 class Said:
     seq: int
     text: str
+
+
+#: what the person said not to touch: ``target -> (still on, the message that last named it)``
+Protected: TypeAlias = dict[str, tuple[bool, Said]]
+#: the person's messages and the :data:`Protected` state they leave
+Earlier: TypeAlias = tuple[tuple[Said, ...], Protected]
+#: ``(protected, said)``: fold one message into the state (the checks' rule)
+Fold: TypeAlias = Callable[[Protected, Said], None]
 
 
 def user_message(seq: int, data: Mapping[str, Any]) -> tuple[str, Said | None]:

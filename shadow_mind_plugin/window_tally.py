@@ -33,7 +33,7 @@ from hookspecs.values import SessionEvent
 
 from .definitions.files import read_home_file
 from .event_render import Capture, Disclosure
-from .person_messages import Said, people_in
+from .person_messages import Earlier, Fold, Said, people_in
 from .projection_tail import WindowStart, count_entries, first_entry, kept_entry, newest_boundary
 from .rendered import Entry
 
@@ -61,6 +61,10 @@ class WindowTally:
     first: Entry | None = None
     count: int = 0
     people: list[Said] = attrs.field(factory=list)
+    #: what the first ``folded`` people said not to touch (``target -> (on, said)``), kept
+    #: so a later review folds only the messages since (:meth:`TallyKeeper.earlier`)
+    protected: dict[str, tuple[bool, Said]] = attrs.field(factory=dict)
+    folded: int = 0
 
     def fits(self, events: Sequence[SessionEvent]) -> bool:
         """Whether ``events`` are the log counted (its event at ``through`` is the one seen)."""
@@ -113,6 +117,8 @@ class WindowTally:
                 "kept": _entry_json(self.kept),
                 "first": _entry_json(self.first),
                 "people": [[said.seq, said.text] for said in self.people],
+                "folded": self.folded,
+                "protected": [[target, on, said.seq] for target, (on, said) in self.protected.items()],
             },
             ensure_ascii=False,
             separators=(",", ":"),
@@ -134,6 +140,15 @@ class WindowTally:
         people = [_said(item, through) for item in _list(data.get("people"), None)]
         if any(a.seq >= b.seq for a, b in zip(people, people[1:], strict=False)):
             raise ValueError("people out of order")
+        folded = _int(data.get("folded"), 0, len(people))
+        by_seq = {said.seq: said for said in people[:folded]}
+        protected: dict[str, tuple[bool, Said]] = {}
+        for item in _list(data.get("protected"), None):
+            target, on, seq = _list(item, 3)
+            said = by_seq.get(seq)
+            if not isinstance(target, str) or type(on) is not bool or said is None:
+                raise ValueError("protected target")
+            protected[target] = (on, said)
         return cls(
             capture=capture,
             disclosure=disclosure,
@@ -144,6 +159,8 @@ class WindowTally:
             first=_entry(data.get("first"), through),
             count=_int(data.get("count"), 0, None),
             people=people,
+            protected=protected,
+            folded=folded,
         )
 
 
@@ -207,6 +224,18 @@ class TallyKeeper:
             return self._current(events, stop, "full", "redacted").people_before(stop)
         tally.extend(events, stop)  # the messages before ``through`` are kept: nothing to recount
         return tally.people_before(stop)
+
+    def earlier(self, events: Sequence[SessionEvent], stop: int, fold: Fold) -> Earlier:
+        """The person's messages in ``events[:stop]`` and what they said not to touch,
+        ``fold`` (the checks' rule) applied to those not folded before."""
+        people = self.people_before(events, stop)
+        tally = self.tally
+        assert tally is not None
+        protected, start = (dict(tally.protected), tally.folded) if tally.folded <= len(people) else ({}, 0)
+        for said in people[start:]:
+            fold(protected, said)
+        tally.protected, tally.folded = dict(protected), len(people)
+        return tuple(people), protected
 
     def _current(
         self, events: Sequence[SessionEvent], stop: int, capture: Capture, disclosure: Disclosure

@@ -13,7 +13,7 @@ from typing import TypeAlias
 
 from hookspecs.values import SessionEvent
 
-from ..person_messages import Said, person
+from ..person_messages import Earlier, Said, person
 from ..projection_tail import newest_index
 from .protect import protected_in
 
@@ -42,10 +42,6 @@ def last_person_index(events: Sequence[SessionEvent], stop: int) -> int:
 
 def _is_person(event: SessionEvent) -> bool:
     return person(event) is not None
-
-
-#: the person's messages and every target they named, protected or lifted (in the order first named)
-Earlier: TypeAlias = tuple[tuple[Said, ...], dict[str, tuple[bool, Said]]]
 
 
 def protection(people: Sequence[Said]) -> Earlier:

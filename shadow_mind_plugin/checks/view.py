@@ -18,9 +18,9 @@ import attrs
 from hookspecs.values import EventTypes, SessionEvent
 
 from ..event_render import message_of, visible_text
-from ..person_messages import Said, people_in, user_message
+from ..person_messages import Earlier, Said, people_in, user_message
 from ..projection_tail import stop_index
-from .people import Earlier, People, last_person_index, protect, protection, unlifted
+from .people import People, last_person_index, protect, protection, unlifted
 from .shell import made_directories
 from .tools import CallShape, ToolKind, basename, shape_of, write_created
 
@@ -29,12 +29,12 @@ WINDOW_FROM: Final = 2_000
 _EXIT: Final = re.compile(r"(?:exit code:?|exited with code)\s*(-?\d+)", re.IGNORECASE)
 
 
-#: ``(events, stop) -> the person's messages in events[:stop]``
-PeopleSource: TypeAlias = Callable[[Sequence[SessionEvent], int], Sequence[Said]]
+#: ``(events, stop) -> the person's messages in events[:stop] and the protection state they leave``
+PeopleSource: TypeAlias = Callable[[Sequence[SessionEvent], int], Earlier]
 
 
-def _people_read(events: Sequence[SessionEvent], stop: int) -> list[Said]:
-    return people_in(events[:stop])
+def _people_read(events: Sequence[SessionEvent], stop: int) -> Earlier:
+    return protection(people_in(events[:stop]))
 
 
 @attrs.frozen(kw_only=True)
@@ -273,7 +273,7 @@ class ViewBuilder:
 
         def people_then() -> People:
             if self._earlier is None or self._earlier[0] != skipped:
-                self._earlier = (skipped, protection(self._people_source(events, skipped)))
+                self._earlier = (skipped, self._people_source(events, skipped))
             said_before, protected_before = self._earlier[1]
             protected = dict(protected_before)  # lifted targets too: their place in the order stays
             for said in own:

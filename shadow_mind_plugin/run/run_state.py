@@ -37,6 +37,8 @@ class RunState(Generic[E]):
         """The evidence checks' view of the root session, fed the same way as the projector."""
         if self._checks is None:
             from ..checks import ViewBuilder
+            from ..checks.people import protect
 
-            self._checks = ViewBuilder(people=self.tally.people_before)
+            tally = self.tally
+            self._checks = ViewBuilder(people=lambda events, stop: tally.earlier(events, stop, protect))
         return self._checks

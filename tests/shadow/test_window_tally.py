@@ -18,6 +18,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from hookspecs.values import SessionEvent
+from shadow_mind_plugin.checks.people import protect, protection
 from shadow_mind_plugin.person_messages import people_in
 from shadow_mind_plugin.projection import IncrementalProjector, project
 from shadow_mind_plugin.projection_tail import window_start
@@ -54,6 +55,8 @@ def test_a_tally_grown_across_hosts_equals_a_whole_count(
             assert keeper.window(events, stop, capture, disclosure) == window_start(events, stop, capture, disclosure)
             for upto in range(stop + 1):
                 assert keeper.people_before(events, upto) == people_in(events[:upto])
+            for upto in sorted({stop // 3, stop // 2, stop}):  # the order reviews ask in
+                assert keeper.earlier(events, upto, protect) == protection(people_in(events[:upto]))
             keeper.remember(events, 0)
     if cuts:
         assert path.exists() and oct(path.stat().st_mode & 0o777) == "0o600"
@@ -189,4 +192,47 @@ def test_the_record_round_trips() -> None:
 
 
 def attrs_tuple(tally: WindowTally) -> tuple[Any, ...]:
-    return (tally.capture, tally.disclosure, tally.through, tally.time, tally.floor, tally.kept, tally.first, tally.count, tally.people)
+    return (
+        tally.capture,
+        tally.disclosure,
+        tally.through,
+        tally.time,
+        tally.floor,
+        tally.kept,
+        tally.first,
+        tally.count,
+        tally.people,
+    )
+
+
+_SAID = [
+    "don't touch src/a.py please",
+    "leave `b.txt` alone",
+    "now src/a.py can change",  # names it without the prohibition: lifted
+    "never edit docs/c.md",
+    "b.txt is off-limits again",
+    "plain words",
+]
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    order=st.lists(st.integers(0, len(_SAID) - 1), min_size=1, max_size=12),
+    cuts=st.lists(st.integers(0, 40), max_size=4).map(sorted),
+)
+def test_what_the_person_protected_folds_on_across_hosts(
+    tmp_path_factory: pytest.TempPathFactory, order: list[int], cuts: list[int]
+) -> None:
+    log = Log()
+    for n, pick in enumerate(order):
+        log.user(_SAID[pick])
+        log.call(f"c{n}", "read")
+        log.result(f"c{n}", "ok")
+    path = tmp_path_factory.mktemp("tally") / "root.window.json"
+    for cut in [*cuts, len(log.events) - 1]:
+        events = log.events[: cut + 1]
+        keeper = _keeper(path)
+        last = max((s.seq for s in people_in(events)), default=0)  # a review asks up to the newest person message
+        for stop in (last, len(events)):
+            assert keeper.earlier(events, stop, protect) == protection(people_in(events[:stop]))
+        keeper.remember(events, 0)
