@@ -13,7 +13,8 @@ relay's insertion), so neither side includes the root's own model steps.
 The root session is a real log of ``N`` generated events (the mix of
 ``bench/projection.py``: streamed chunks, prose, tool calls and results; with
 ``--non-ascii`` (default 2 %) of the words non-ASCII: accented and CJK words,
-an emoji), written by ``SessionStore`` into a ``DSH_HOME``. For each size the
+an emoji), written by ``SessionStore`` into a ``DSH_HOME`` and closed as a
+host closes it (its clean point recorded, so a resume reads the tail). For each size the
 bench opens a host with the Shadow Mind bundle, resumes the session
 (``host.agents.resume``, as ``harness run --session ID``), and sends user
 messages, each giving one root tool turn (``read`` of a small file, then an
@@ -25,13 +26,23 @@ answer) and so one review; the relay's follow-up turn is a plain answer.
   trio instrument adds the CPU of the plugin's background tasks
   (``shadow-mind:*``) since the resume that ran outside the window. Nothing
   projects the resumed log at resume: the first review projects it from its
-  end (``projection_tail.py``) and its checks read the turn and the person's
-  earlier words, the rest only if a check asks (``checks/view.py``). The harness's
-  own part of the resume (``host.agents.resume``: reading and validating the
-  log, deriving the history) is timed too and shown beside it, as
-  ``resume (host)``: it is the same with or without Shadow Mind and belongs
-  to the session store, so it is not in the ratio.
+  end (``projection_tail.py``), the window's start (entry count, first entry,
+  kept summary) and the person's earlier messages come from the window tally
+  the previous host wrote (``window_tally.py``) grown over what was appended
+  since, and the checks read the turn, the rest only if a check asks
+  (``checks/view.py``). The harness's own part of the resume
+  (``host.agents.resume``: the log's tail after its clean point) is timed too
+  and shown beside it, as ``resume (host)``: it is the same with or without
+  Shadow Mind and belongs to the session store, so it is not in the ratio.
+  (The root's own model request, outside the cycle, then reads the whole
+  history: compaction is off here.)
 * ``warm`` — the following ``--warm`` cycles on the same host.
+* ``first review`` — the session's first review ever (one cycle on a host
+  before the measured ones, informational): no window tally has been written
+  for it yet (``shadow_mind_plugin/window_tally.py``), so it counts the whole
+  window and reads all of the person's messages; releasing the root writes the
+  tally that the measured resumes find. It includes what the process imports
+  for a first review at the first size.
 
 Like for like: every size runs exactly the same cycle, definition, settings
 (``resultBatchWindowMs: 0``) and scripted replies; only the session behind it
@@ -187,7 +198,7 @@ def build_log(home: Path, total: int, share: float) -> int:
         if etype == "turn/end" and log.seq >= total:
             break
     count = log.seq
-    log.close()
+    store.close(ROOT_ID)  # as a host closes it: the next resume starts at its clean point (checked.json)
     return count
 
 
@@ -287,6 +298,9 @@ async def measure_size(root: Path, size: int, args: argparse.Namespace) -> dict[
     host_resume: list[float] = []
     outside: list[float] = []
     prompt = ""
+    # the session's first review ever: no window tally yet, so it counts the whole log
+    samples, _, _, _ = await one_host(home, work, args.window, 1)
+    first = samples[0]
     for _ in range(args.resumes):
         samples, prompt_chars, prompt, (resumed, tasks) = await one_host(home, work, args.window, args.warm + 1)
         resume.append(samples[0])
@@ -298,6 +312,7 @@ async def measure_size(root: Path, size: int, args: argparse.Namespace) -> dict[
         "size": size,
         "events": events,
         "built": built,
+        "first": first,
         "resume": resume,
         "warm": warm,
         "host_resume": host_resume,
@@ -313,7 +328,8 @@ def report(rows: list[dict[str, Any]], window: int) -> None:
     base_warm = median([c for _, c in base["warm"]])
     print(
         f"\n{'events':>9} {'warm cpu':>10} {'(wall)':>10} {'vs smallest':>11} {'spread':>7} {'resume cpu':>11} {'(wall)':>10}"
-        f" {'resume/warm':>11} {'(outside)':>10} {'resume (host)':>14} {'prompt chars':>13} {'~tokens':>8} {'of budget':>10}"
+        f" {'resume/warm':>11} {'(outside)':>10} {'resume (host)':>14} {'first review':>13} {'prompt chars':>13} {'~tokens':>8}"
+        f" {'of budget':>10}"
     )
     for row in rows:
         warm_wall = median([w for w, _ in row["warm"]])
@@ -327,10 +343,11 @@ def report(rows: list[dict[str, Any]], window: int) -> None:
             f"{row['events']:>9,} {fmt_seconds(warm_cpu):>10} {fmt_seconds(warm_wall):>10} {warm_cpu / base_warm:>10.2f}x"
             f" {spread * 100:>6.0f}% {fmt_seconds(resume_cpu):>11} {fmt_seconds(resume_wall):>10} {resume_cpu / warm_cpu:>10.2f}x"
             f" {fmt_seconds(median(row['outside'])):>10} {fmt_seconds(median(row['host_resume'])):>14}"
-            f" {row['prompt_chars']:>13,} {row['prompt_tokens']:>8,} {share * 100:>9.1f}%"
+            f" {fmt_seconds(row['first'][1]):>13} {row['prompt_chars']:>13,} {row['prompt_tokens']:>8,} {share * 100:>9.1f}%"
         )
     print(f"\n(reviewer model window {window:,} tokens; prompt budget {budget:,} tokens: shadow_mind_plugin.prompt.window_token_budget)")
     print("(resume cpu: the first cycle plus the plugin tasks' CPU outside it (outside); resume (host): host.agents.resume)")
+    print("(first review: the session's first review ever, on the first host: no window tally yet, the whole log counted)")
     print("summary (CPU time)")
     for row in rows[1:]:
         ratio = median([c for _, c in row["warm"]]) / base_warm

@@ -14,9 +14,9 @@ far back as the reviewer's bounded prompt reads.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from operator import attrgetter
-from typing import Final
+from typing import Final, TypeAlias
 
 from hookspecs.values import SessionEvent
 
@@ -28,7 +28,7 @@ from .event_render import (
     summarize_tool_result,
     visible_text,
 )
-from .projection_tail import TailProjector, newest_boundary, stop_index
+from .projection_tail import TailProjector, WindowStart, newest_boundary, stop_index
 from .rendered import EMPTY_PROJECTION, ENTRY_SEPARATOR, Entry, Projection, RenderedLog
 
 __all__ = [
@@ -46,6 +46,8 @@ __all__ = [
 ]
 
 _SEQ: Final = attrgetter("seq")
+#: ``(events, stop, capture, disclosure) -> the window start of events[:stop]``
+WindowSource: TypeAlias = Callable[[Sequence[SessionEvent], int, Capture, Disclosure], WindowStart]
 #: a log at least this long, seen first, is projected from its end
 TAIL_MIN_EVENTS: Final = 2_000
 
@@ -100,9 +102,11 @@ class IncrementalProjector:
     and counted at the next call.
     """
 
-    def __init__(self, *, tail_from: int = TAIL_MIN_EVENTS) -> None:
+    def __init__(self, *, tail_from: int = TAIL_MIN_EVENTS, window: WindowSource | None = None) -> None:
         #: a first call seeing at least this many events projects from the end
         self.tail_from = tail_from
+        #: where a long log's window starts, as remembered (:mod:`.window_tally`); else counted
+        self.window = window
         self.rendered_events = 0
         self.last_rendered = 0
         self.rebuilds = 0
@@ -191,7 +195,8 @@ class IncrementalProjector:
         # a first sight opens the window anyway: only the new events of a known log are scanned
         if tail is None or (capture == "since-compaction" and newest_boundary(events, stop, start) is not None):
             self._sync_tail()
-            tail = self._tail = TailProjector(events, stop, capture, disclosure)
+            known = self.window(events, stop, capture, disclosure) if self.window is not None else None
+            tail = self._tail = TailProjector(events, stop, capture, disclosure, known)
             self._tail_rendered = 0
         else:
             tail.advance(events, stop)

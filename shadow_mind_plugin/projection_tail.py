@@ -20,6 +20,8 @@ from itertools import compress
 from operator import attrgetter
 from typing import Any, Final, overload
 
+import attrs
+
 from hookspecs.values import EventTypes, SessionEvent
 
 from .capture_window import is_compaction_boundary, kept_summary_index
@@ -58,10 +60,54 @@ def stop_index(events: Sequence[SessionEvent], watermark: int, lo: int = 0) -> i
     return bisect_right(events, watermark, lo=lo, hi=hi, key=_SEQ)
 
 
-def _count(events: Sequence[SessionEvent]) -> int:
+def count_entries(events: Sequence[SessionEvent]) -> int:
+    """How many entries ``events`` render (nothing is rendered)."""
     # the type filter at C speed (most events are streamed chunks); only those left are looked at
     rendered = compress(events, map(RENDERED_KINDS.__contains__, map(_TYPE, events)))
     return sum(map(renders, rendered))
+
+
+def first_entry(events: Sequence[SessionEvent], lo: int, hi: int, disclosure: Disclosure) -> Entry | None:
+    """The first entry ``events[lo:hi]`` render: a result there has no call before it."""
+    step = CHUNK
+    while lo < hi:
+        for event in events[lo : min(hi, lo + step)]:
+            text = render_event(event, {}, disclosure) if event.type in RENDERED_KINDS else None
+            if text is not None:
+                return Entry(event.seq, text, event.type)
+        lo, step = lo + step, step * 2
+    return None
+
+
+@attrs.frozen(kw_only=True)
+class WindowStart:
+    """What a review needs from the part of the window no prompt may show:
+    where it starts (``floor``: 0 or the newest compaction boundary's index),
+    the summary kept before it, its first entry and how many entries it has."""
+
+    floor: int
+    kept: Entry | None
+    first: Entry | None
+    count: int
+
+
+def kept_entry(events: Sequence[SessionEvent], boundary: int, disclosure: Disclosure) -> Entry | None:
+    """The entry of the summary kept before the boundary at ``events[boundary]``."""
+    kept = kept_summary_index(events, boundary)
+    text = render_event(events[kept], {}, disclosure) if kept is not None else None
+    return Entry(events[kept].seq, text, events[kept].type) if kept is not None and text else None
+
+
+def window_start(events: Sequence[SessionEvent], stop: int, capture: Capture, disclosure: Disclosure) -> WindowStart:
+    """The :class:`WindowStart` of ``events[:stop]``, counted over the whole window."""
+    floor, kept = 0, None
+    if capture == "since-compaction":
+        boundary = newest_boundary(events, stop)
+        if boundary is not None:
+            floor, kept = boundary, kept_entry(events, boundary, disclosure)
+    count = count_entries(events[floor:stop])
+    first = first_entry(events, floor, stop, disclosure) if count else None
+    return WindowStart(floor=floor, kept=kept, first=first, count=count)
 
 
 def newest_index(
@@ -156,26 +202,30 @@ class TailProjector:
     rendered backwards from the first watermark on demand and forwards as the
     log grows (:meth:`advance`). ``rendered`` counts events rendered."""
 
-    def __init__(self, events: Sequence[SessionEvent], stop: int, capture: Capture, disclosure: Disclosure) -> None:
-        floor, kept = 0, None
-        if capture == "since-compaction":
-            boundary = newest_boundary(events, stop)
-            if boundary is not None:
-                floor, kept = boundary, kept_summary_index(events, boundary)
+    def __init__(
+        self,
+        events: Sequence[SessionEvent],
+        stop: int,
+        capture: Capture,
+        disclosure: Disclosure,
+        start: WindowStart | None = None,
+    ) -> None:
+        # ``start``: the window's start as remembered (:mod:`.window_tally`), else counted here
+        start = start or window_start(events, stop, capture, disclosure)
+        floor = start.floor
         self._events = events
         self._disclosure = disclosure
         self._floor = floor
         self._calls = _Calls(events, floor, stop)
-        kept_text = render_event(events[kept], {}, disclosure) if kept is not None else None
-        self.kept = Entry(events[kept].seq, kept_text, events[kept].type) if kept is not None and kept_text else None
+        self.kept = start.kept
         #: entries of events[floor:lo] not rendered yet; events[lo:stop] are, newest first in ``_below``
-        self._unrendered = _count(events[floor:stop])
+        self._unrendered = start.count
         self.base = self._unrendered  # = unrendered + len(below), whatever was rendered since
         self._lo = self._hi = stop
         self._below: list[Entry] = []
         self._above: list[Entry] = []
         self.seqs: set[int] = set()
-        self._first: Entry | None = None
+        self._first = start.first
         self.rendered = 0
 
     def _render(self, event: SessionEvent) -> str | None:
@@ -200,13 +250,7 @@ class TailProjector:
     def first(self) -> Entry:
         """The oldest entry of the window: a result there has no call before it."""
         if self._first is None:
-            for event in self._events[self._floor : self._lo]:
-                text = render_event(event, {}, self._disclosure) if event.type in RENDERED_KINDS else None
-                if text is not None:
-                    self._first = Entry(event.seq, text, event.type)
-                    break
-            else:
-                raise IndexError("no unrendered entry")
+            raise IndexError("no unrendered entry")
         return self._first
 
     def older(self, index: int) -> Entry:

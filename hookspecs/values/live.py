@@ -52,6 +52,12 @@ class Session(Protocol):
         """Committed events with ``event.seq >= seq`` (a snapshot)."""
         ...
 
+    @property
+    def loaded_seq(self) -> int:
+        """The seq of the first event in memory (0 once the whole log is): reading
+        an earlier one loads the log's earlier part (see :attr:`events`)."""
+        ...
+
     def append(self, type: str, data: Any, *, ignorable: bool = False) -> SessionEvent:
         """Commit one event and publish it to ``dsh_session_event`` observers.
 

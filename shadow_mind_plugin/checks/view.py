@@ -11,21 +11,30 @@ from __future__ import annotations
 import re
 from bisect import bisect_left
 from collections.abc import Callable, Mapping, Sequence
-from typing import Any, Final
+from typing import Any, Final, TypeAlias
 
 import attrs
 
 from hookspecs.values import EventTypes, SessionEvent
 
 from ..event_render import message_of, visible_text
+from ..person_messages import Earlier, Said, people_in, user_message
 from ..projection_tail import stop_index
-from .people import Earlier, People, Said, earlier_people, last_person_index, protect, unlifted, user_message
+from .people import People, last_person_index, protect, protection, unlifted
 from .shell import made_directories
 from .tools import CallShape, ToolKind, basename, shape_of, write_created
 
 #: a log at least this long, seen first, is fed from the last person message
 WINDOW_FROM: Final = 2_000
 _EXIT: Final = re.compile(r"(?:exit code:?|exited with code)\s*(-?\d+)", re.IGNORECASE)
+
+
+#: ``(events, stop) -> the person's messages in events[:stop] and the protection state they leave``
+PeopleSource: TypeAlias = Callable[[Sequence[SessionEvent], int], Earlier]
+
+
+def _people_read(events: Sequence[SessionEvent], stop: int) -> Earlier:
+    return protection(people_in(events[:stop]))
 
 
 @attrs.frozen(kw_only=True)
@@ -166,11 +175,13 @@ class ViewBuilder:
     different log, or a lower watermark, starts over (as the projector does).
     A log of ``window_from`` events or more seen first is fed from the last
     person message on; what came before is read when a view's check asks:
-    the person's messages alone (:func:`earlier_people`), or everything
+    the person's messages alone (``people``: the window tally's, else read), or everything
     (the builder then feeds the whole log, as if it had from the start)."""
 
-    def __init__(self, *, window_from: int = WINDOW_FROM) -> None:
+    def __init__(self, *, window_from: int = WINDOW_FROM, people: PeopleSource | None = None) -> None:
         self.window_from = window_from
+        #: the person's messages before a skipped log's window: remembered (:mod:`..window_tally`), else read
+        self._people_source = people or _people_read
         self._reset()
 
     def _reset(self) -> None:
@@ -254,13 +265,15 @@ class ViewBuilder:
         if not self.skipped:
             history = self._history()
             said = (tuple(self._people), unlifted(self._protected))
-            return SessionView(window=self._window, answers=answers, recent=recent, people=lambda: said, history=lambda: history)
+            return SessionView(
+                window=self._window, answers=answers, recent=recent, people=lambda: said, history=lambda: history
+            )
         own, consumed, events, watermark = tuple(self._people), self.consumed, self._events, self._watermark
         skipped = self.skipped
 
         def people_then() -> People:
             if self._earlier is None or self._earlier[0] != skipped:
-                self._earlier = (skipped, earlier_people(events, skipped))
+                self._earlier = (skipped, self._people_source(events, skipped))
             said_before, protected_before = self._earlier[1]
             protected = dict(protected_before)  # lifted targets too: their place in the order stays
             for said in own:
@@ -273,7 +286,9 @@ class ViewBuilder:
             self._feed_skipped()
             return self._history()
 
-        return SessionView(window=self._window, answers=answers, recent=recent, people=people_then, history=history_then)
+        return SessionView(
+            window=self._window, answers=answers, recent=recent, people=people_then, history=history_then
+        )
 
     def _history(self) -> History:
         if self._joined_count != len(self._parts):

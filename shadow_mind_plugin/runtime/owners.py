@@ -12,6 +12,9 @@ import trio
 from ..core.owner import OwnerState
 from ..core.records import Cancellation
 from ..run.run_state import RunState
+from ..trigger.ledger import root_hash
+from ..window_tally import SUFFIX as TALLY_SUFFIX
+from ..window_tally import TallyKeeper
 
 if TYPE_CHECKING:
     from hookspecs.protocols import Agent
@@ -59,10 +62,14 @@ class Owners:
                 root=agent,
                 trigger=self._budget.load(agent.id, agent.session.events),
                 output=self._output.new_state(),
-                run=RunState(),
+                run=RunState(tally=self._tally(agent.id)),
             )
             self.states[agent.id] = state
         return state
+
+    def _tally(self, root_id: str) -> TallyKeeper:
+        digest = root_hash(root_id)  # the record sits beside the root's budget ledger
+        return TallyKeeper(self._budget.directory / f"{digest}{TALLY_SUFFIX}", digest)
 
     def cancel(self, state: OwnerState, reason: ReasonCode, source: CancellationSource) -> None:
         """Advance the epoch: drop queued turns, cancel active runs, abort waiting reports."""
@@ -105,6 +112,8 @@ class Owners:
         try:
             await self.drain(state)
             state.released = True
+            session = state.root.session
+            state.run.tally.remember(session.events, session.loaded_seq)
             for failure in await self._output.dispose(state):
                 self._ctx.logger.warning("dsh-shadow-mind: delivery failed while releasing: %s", failure)
         finally:

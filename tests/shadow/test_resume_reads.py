@@ -53,9 +53,11 @@ class Reads:
     def __init__(self) -> None:
         self.indexes: set[int] = set()
         self.on = False
+        #: the session whose reads count (None: every session's)
+        self.only: str | None = None
 
-    def note(self, indexes: range) -> None:
-        if self.on and _from_plugin():
+    def note(self, indexes: range, session_id: str) -> None:
+        if self.on and self.only in (None, session_id) and _from_plugin():
             self.indexes.update(indexes)
 
 
@@ -69,22 +71,22 @@ def _from_plugin() -> bool:
 
 
 class CountingEvents(Sequence[SessionEvent]):
-    def __init__(self, events: Sequence[SessionEvent], reads: Reads) -> None:
-        self._events, self._reads = events, reads
+    def __init__(self, events: Sequence[SessionEvent], reads: Reads, session_id: str) -> None:
+        self._events, self._reads, self._id = events, reads, session_id
 
     def __len__(self) -> int:
         return len(self._events)
 
     def __getitem__(self, index: Any) -> Any:
         if isinstance(index, slice):
-            self._reads.note(range(*index.indices(len(self._events))))
+            self._reads.note(range(*index.indices(len(self._events))), self._id)
         else:
-            self._reads.note(range(index % len(self._events), index % len(self._events) + 1))
+            self._reads.note(range(index % len(self._events), index % len(self._events) + 1), self._id)
         return self._events[index]
 
     def __iter__(self) -> Iterator[SessionEvent]:
         for index, event in enumerate(self._events):
-            self._reads.note(range(index, index + 1))
+            self._reads.note(range(index, index + 1), self._id)
             yield event
 
 
@@ -93,7 +95,7 @@ def reads(monkeypatch: pytest.MonkeyPatch) -> Reads:
     counted = Reads()
     plain = SessionLog.events.fget
     assert plain is not None
-    monkeypatch.setattr(SessionLog, "events", property(lambda log: CountingEvents(plain(log), counted)))
+    monkeypatch.setattr(SessionLog, "events", property(lambda log: CountingEvents(plain(log), counted, log.id)))
     return counted
 
 
@@ -146,6 +148,40 @@ async def test_the_first_review_after_a_resume_renders_only_what_its_prompt_show
         projector.project(root.session.events, projector.watermark)  # counts what the prompt read
         assert projector.rebuilds == 0
         assert projector.rendered_events < 600 < len(root.session.events)
+
+    await run_host(tmp_path, home, script, {"maxPromptChars": 4_000}, resumed)
+
+
+async def test_the_first_review_after_a_resume_reads_what_the_last_host_left_alone(
+    tmp_path: Path, reads: Reads
+) -> None:
+    """The host before reviewed and released the root: its window tally was
+    written, so this host's first review counts only the events since and
+    renders what its prompt shows; no part of the plugin reads the log's start."""
+    home = tmp_path / "home"
+    write_definition(home)
+    script = "responses:\n" + reviewer(refs='["{{seq:tool call}}"]') + root_turns(1)
+    root_id = await _long_root(tmp_path, home, script)
+
+    async def reviewed(host: Any, runtime: Any, adapter: Any) -> None:
+        handle = await host.agents.resume(root_id, agent_options=AgentOptions(provider="scripted", model="root-model"))
+        await turn(host, handle.agent, 0, source=None)
+        assert runtime.owners[handle.agent.id].run.total_runs == 1
+
+    await run_host(tmp_path, home, script, {"maxPromptChars": 4_000}, reviewed)
+
+    async def resumed(host: Any, runtime: Any, adapter: Any) -> None:
+        handle = await host.agents.resume(root_id, agent_options=AgentOptions(provider="scripted", model="root-model"))
+        root = handle.agent
+        resumed_at = len(root.session.events)
+        reads.on, reads.only = True, root.id
+        await turn(host, root, 0, source=None)
+        reads.on = False
+        state = runtime.owners[root.id]
+        assert state.run.total_runs == 1 and state.governance.last_run.phase == "report"
+        assert state.run.tally.recounts == 0
+        older = sorted(i for i in reads.indexes if i < resumed_at - 600)
+        assert older == [], f"{len(older)} events from {older[0] if older else None} on were read"
 
     await run_host(tmp_path, home, script, {"maxPromptChars": 4_000}, resumed)
 
