@@ -174,7 +174,7 @@ def write_offline(
     try:
         append_imported(log, events)
     finally:
-        log.close()
+        store.close(log.id)  # as a host closes it: a clean end is recorded for the next resume
     through = held[0].line - 1 if held else None
     state = transcript.state_through(through) if through is not None else transcript.state
     return Imported(

@@ -210,3 +210,24 @@ def test_replayed_lines_are_not_cleaned_again(tmp_path: Path, monkeypatch: pytes
     # only the new lines' texts: the earlier lines' texts are never looked at
     assert not any("Reading it." in text for text in scrubbed)
     assert later.events and all(e.line > 10 for e in later.events)
+
+
+def test_a_first_import_records_where_a_resume_may_start(tmp_path: Path) -> None:
+    """The first Stop's import closes the new session as a host does: it
+    records its clean point, so the next Stop's host resumes from the tail
+    instead of loading and checking the whole imported log."""
+    from harness.sessions.checkpoint import CHECKPOINT_FILE
+    from harness.sessions.store import SessionStore
+
+    home = tmp_path / "home"
+    path = claude_transcript(tmp_path)
+    first = write_offline(read_source(path), home, record=None, format=None)
+    folder = home / "sessions" / first.session_id
+    assert (folder / CHECKPOINT_FILE).is_file() and oct((folder / CHECKPOINT_FILE).stat().st_mode & 0o777) == "0o600"
+    store = SessionStore(sessions_dir=home / "sessions", on_event=lambda _l, _e: None, now_ms=lambda: 0.0)
+    log = store.open(first.session_id)
+    try:
+        assert log.loaded_seq == log.seq - 1  # only the checkpoint's own last event was read
+        assert [(e.type, e.data) for e in log.events] == stored_events(home, first.session_id)
+    finally:
+        store.close(first.session_id)
