@@ -101,8 +101,14 @@ def _run_command(args: argparse.Namespace, home: Path) -> int:
     if args.command in ("run", "chat", "serve"):
         import trio
 
-        composed = load_profile(args, home)
-        return trio.run(_command(args.command), args, composed.rows if composed else (), home)
+        from .common import pause_collection, resume_collection
+
+        pause_collection()  # run and chat resume it once their root agent is attached
+        try:
+            composed = load_profile(args, home)
+            return trio.run(_command(args.command), args, composed.rows if composed else (), home)
+        finally:
+            resume_collection()
     if args.command == "demo":
         from .demo import run_demo
 
