@@ -15,9 +15,7 @@ from typing import Any, Final
 
 from hookspecs.values import Card, CardAction, CardSection, CardView, EventTypes
 
-from .governance.governance_stage import CARD_KIND
-from .projection import visible_text
-from .vocabulary import REPORT_SOURCE_KIND
+from .vocabulary import CARD_KIND, REPORT_SOURCE_KIND
 
 #: Shadow Mind's stylesheet for rich clients: the phase of each run at a glance.
 CARD_STYLESHEET: Final = f"""\
@@ -161,6 +159,8 @@ def _section(run: dict[str, Any], *, retry_enabled: bool) -> CardSection:
 
 def restore_cards(session_id: str, events: Sequence[Any]) -> list[Card]:
     """Report cards for every relayed report in the session's durable log."""
+    from .projection import visible_text  # loads when a client restores, not at every start
+
     cycles: dict[int, list[dict[str, Any]]] = {}
     for event in events:
         if getattr(event, "type", None) != EventTypes.USER_MESSAGE or not isinstance(event.data, dict):
