@@ -48,7 +48,8 @@ def test_run_and_demo_load_no_terminal_chat(tmp_path: Path) -> None:
 #: what ``harness --help`` loads no more: the event loop, the contract's values
 #: and their converters, the YAML reader and the detector's rule patterns are
 #: for commands that run; entry points are read without ``importlib.metadata``
-#: (and its e-mail parser), extension help lines without ``ast`` unless printed
+#: (and its e-mail parser), extension help lines without ``ast`` unless printed,
+#: and the secret detector loads only to scrub an error
 NOT_FOR_HELP = (
     "trio",
     "cattrs",
@@ -58,6 +59,8 @@ NOT_FOR_HELP = (
     "httpx",
     "importlib.metadata",
     "email",
+    "hookspecs.scrub",
+    "hookspecs.secrets_detect",
 )
 
 

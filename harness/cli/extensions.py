@@ -14,8 +14,6 @@ from collections.abc import Callable, Sequence
 from importlib import machinery
 from typing import TYPE_CHECKING, Any
 
-from hookspecs.scrub import scrub_text
-
 from ..entry_points import entry_points
 
 if TYPE_CHECKING:
@@ -73,6 +71,8 @@ def run_extension(ep: Any, argv: Sequence[str]) -> int:
     try:
         command: Callable[[list[str]], int] = ep.load()
     except Exception as exc:  # a broken extension breaks only itself
+        from hookspecs.scrub import scrub_text  # its detector loads for this error, not for every start
+
         print(f"harness: cannot load command '{ep.name}' ({ep.value}): {scrub_text(repr(exc))}", file=sys.stderr)
         return 1
     return int(command(list(argv)) or 0)
