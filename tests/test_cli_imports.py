@@ -161,8 +161,10 @@ sys.exit(code)
         (("run", "--profile", "examples/profiles/scripted-hello.yml", "What is this project?"), True),
         (("run", "--profile", "examples/profiles/scripted-hello.yml", "--cwd", "/nonexistent/dir", "hi"), True),
         (("run", "--profile", "no-such-profile", "hi"), True),
+        # a server has no end of start-up to resume at: never paused
+        (("serve", "--profile", "examples/profiles/scripted-hello.yml", "--port", "70000"), False),
     ],
-    ids=["run", "bad-cwd", "bad-profile"],
+    ids=["run", "bad-cwd", "bad-profile", "serve"],
 )
 def test_start_up_pauses_the_collector_and_always_resumes_it(
     tmp_path: Path, argv: tuple[str, ...], frozen: bool
@@ -185,3 +187,19 @@ def test_start_up_pauses_the_collector_and_always_resumes_it(
         check=False,
     )
     assert f"gc True {frozen}" in run.stderr.decode(), run.stderr.decode()[-2000:]
+
+
+def test_a_collector_turned_off_elsewhere_stays_off() -> None:
+    import gc
+
+    from harness.cli.common import pause_collection, resume_collection
+
+    frozen = gc.get_freeze_count()
+    gc.disable()
+    try:
+        pause_collection()
+        resume_collection()
+        assert not gc.isenabled()
+        assert gc.get_freeze_count() == frozen  # nothing frozen either
+    finally:
+        gc.enable()

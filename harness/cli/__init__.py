@@ -115,7 +115,8 @@ def _run_command(args: argparse.Namespace, home: Path) -> int:
 
         from .common import pause_collection, resume_collection
 
-        pause_collection()  # run and chat resume it once their root agent is attached
+        if args.command != "serve":  # a server's start-up has no end to resume at: not paused
+            pause_collection()  # run and chat resume it once their root agent is attached
         try:
             composed = load_profile(args, home)
             return trio.run(_command(args.command), args, composed.rows if composed else (), home)

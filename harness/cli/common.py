@@ -70,20 +70,30 @@ class ScrubbingFormatter(logging.Formatter):
         return scrub_text(super().format(record), limit=4000)
 
 
+#: the collector was paused by :func:`pause_collection` and not resumed yet
+_PAUSED = False
+
+
 def pause_collection() -> None:
     """Pause the cyclic garbage collector for a command's start-up.
 
     Start-up builds the objects the process keeps to its end (modules, classes,
     the profile, the host's plugins): collecting while they are built walks
     them again and again for no garbage (about a tenth of ``harness run`` to
-    its first request). :func:`resume_collection` ends the pause."""
-    gc.disable()
+    its first request). :func:`resume_collection` ends the pause. A collector
+    someone else turned off is left alone."""
+    global _PAUSED
+    if gc.isenabled():
+        gc.disable()
+        _PAUSED = True
 
 
 def resume_collection() -> None:
     """End :func:`pause_collection`'s pause; what start-up built is frozen, so
     later collections do not walk it again. A no-op when not paused."""
-    if not gc.isenabled():
+    global _PAUSED
+    if _PAUSED:
+        _PAUSED = False
         gc.freeze()
         gc.enable()
 
