@@ -9,15 +9,14 @@ added by newer runtimes.
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Callable, Sequence
 from typing import Any, Final
 
 from hookspecs.values import Card, CardAction, CardSection, CardView, EventTypes
 
-from .governance.governance_stage import CARD_KIND
-from .projection import visible_text
-from .vocabulary import REPORT_SOURCE_KIND
+from .vocabulary import CARD_KIND, REPORT_SOURCE_KIND
 
 #: Shadow Mind's stylesheet for rich clients: the phase of each run at a glance.
 CARD_STYLESHEET: Final = f"""\
@@ -55,7 +54,10 @@ UNDELIVERED = {
 RUNNING_BANNER = "Shadow is reviewing. Sending a new message now cancels this review."
 PAUSED_BANNER = "Shadow review is paused; new messages will not trigger a review. Click Resume review to re-enable."
 SCHEDULING_BANNER = "Shadow scheduling: loading the reviewer definition and deciding whether this turn runs a reviewer."
-_SECTION = re.compile(r"^### (.+) \(([^()\n]+)\)$", re.MULTILINE)
+@functools.cache
+def _heading() -> re.Pattern[str]:
+    """A report's section heading (compiled when a report card is restored, not at every start)."""
+    return re.compile(r"^### (.+) \(([^()\n]+)\)$", re.MULTILINE)
 
 
 def card_view(card: Card, collapsed_by_default: Callable[[], bool]) -> CardView:
@@ -161,6 +163,8 @@ def _section(run: dict[str, Any], *, retry_enabled: bool) -> CardSection:
 
 def restore_cards(session_id: str, events: Sequence[Any]) -> list[Card]:
     """Report cards for every relayed report in the session's durable log."""
+    from .projection import visible_text  # loads when a client restores, not at every start
+
     cycles: dict[int, list[dict[str, Any]]] = {}
     for event in events:
         if getattr(event, "type", None) != EventTypes.USER_MESSAGE or not isinstance(event.data, dict):
@@ -206,7 +210,7 @@ def restore_cards(session_id: str, events: Sequence[Any]) -> list[Card]:
 
 def _bodies(text: str) -> list[tuple[str, str]]:
     """``(shadow name, report body)`` per ``### name (id)`` section of a relay, in order."""
-    heads = list(_SECTION.finditer(text))
+    heads = list(_heading().finditer(text))
     out = []
     for i, head in enumerate(heads):
         end = heads[i + 1].start() if i + 1 < len(heads) else len(text)

@@ -11,10 +11,9 @@ import weakref
 from typing import TYPE_CHECKING, Any
 
 from hookspecs import event_types, hookimpl
-from hookspecs.values import CardRenderer, EventTypes, Stylesheet
+from hookspecs.values import Card, CardRenderer, EventTypes, Stylesheet
 
 from .client_view import CARD_STYLESHEET, card_view, restore_cards
-from .governance.cards import render_card
 from .runtime.runtime import ShadowRuntime
 from .settings import SETTINGS_SPEC, ShadowMindSettings
 from .settings_tab import ShadowSettingsTab
@@ -37,6 +36,13 @@ def runtime_for(host: Host) -> ShadowRuntime | None:
     return _RUNTIMES.get(host)
 
 
+def _render_card(card: Card) -> str:
+    # cards exist once a review is scheduled: the governance package loads then
+    from .governance.cards import render_card
+
+    return render_card(card)
+
+
 class ShadowMindRuntimePlugin:
     #: the row config is the settings namespace's base layer (row id == namespace)
     config_schema = ShadowMindSettings
@@ -51,7 +57,7 @@ class ShadowMindRuntimePlugin:
 
     @hookimpl
     def dsh_register_client(self, register: Any) -> None:
-        register(CardRenderer(kind="shadow-mind-review", render=render_card, view=self._card_view, restore=restore_cards))
+        register(CardRenderer(kind="shadow-mind-review", render=_render_card, view=self._card_view, restore=restore_cards))
         register(ShadowSettingsTab(lambda: self.runtime).tab())
         register(Stylesheet(plugin="shadow-mind", css=CARD_STYLESHEET))
 
@@ -88,7 +94,7 @@ class ShadowMindRuntimePlugin:
         # every step of every agent passes here: without a relay waiting in an inbox,
         # pass (None) without building a coroutine; the host awaits what is returned
         runtime = self.runtime
-        if runtime is None or not runtime.output.relays_in_inbox or not agent.is_root:
+        if runtime is None or not runtime.wired or not runtime.output.relays_in_inbox or not agent.is_root:
             return None
         return runtime.on_pre_step(agent, messages, call_next)
 

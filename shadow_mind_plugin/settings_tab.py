@@ -25,10 +25,6 @@ from hookspecs.values import (
     field_named,
 )
 
-from .definitions import DefinitionError, list_starters, load_starter
-from .definitions.patch import apply_patch
-from .management import preview_settings
-from .views import definition_view, settings_view
 from .vocabulary import SETTINGS_NAMESPACE
 
 if TYPE_CHECKING:
@@ -63,6 +59,9 @@ class ShadowSettingsTab:
         return rt
 
     async def load(self) -> SettingsForm:
+        # the definitions and views load with the page, not with every start
+        from .views import definition_view, settings_view
+
         rt = self._rt()
         definition = definition_view(rt.registry.default_definition())
         settings = settings_view(rt.settings())
@@ -133,6 +132,10 @@ class ShadowSettingsTab:
         return tuple(routes), tuple(options)
 
     async def save(self, patch: Mapping[str, Any]) -> FieldErrors:
+        from .definitions import DefinitionError
+        from .definitions.patch import apply_patch
+        from .management import preview_settings
+
         rt = self._rt()
         definition_patch = {k: v for k, v in patch.items() if k not in SETTING_KEYS}
         settings_patch = {k: v for k, v in patch.items() if k in SETTING_KEYS}
@@ -158,6 +161,8 @@ class ShadowSettingsTab:
 
 def _presets() -> tuple[FormPreset, ...]:
     """The starters: choosing one fills the duty prompt (and capture since-compaction)."""
+    from .definitions import list_starters, load_starter
+
     out = []
     for name in list_starters():
         starter = load_starter(name)

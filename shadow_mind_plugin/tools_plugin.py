@@ -11,8 +11,6 @@ from hookspecs import hookimpl
 from hookspecs.errors import DshError, SettingsError
 from hookspecs.values import CommandDefinition, CommandInvocation, CommandResult, ToolDefinition
 
-from .commands import ShadowCommand
-from .management import ManagementTools
 from .plugin import runtime_for
 from .settings import ShadowMindSettings
 from .vocabulary import SETTINGS_NAMESPACE
@@ -62,6 +60,8 @@ class ShadowMindToolsPlugin:
         except RuntimeMissing as exc:
             return CommandResult.error(exc.message)
         assert self.host is not None
+        from .commands import ShadowCommand  # loaded when /shadow first runs, not at every start
+
         return await ShadowCommand(self.host, runtime).handle(invocation)
 
     def _offer_tools(self) -> None:
@@ -77,6 +77,8 @@ class ShadowMindToolsPlugin:
             settings = None  # no runtime row, no namespace: nothing to manage
         wanted = isinstance(settings, ShadowMindSettings) and settings.management_tools
         if wanted and not self._disposers:
+            from .management import ManagementTools  # only when the setting offers them
+
             self._disposers = [host.tools.register(tool) for tool in ManagementTools(self._runtime).definitions()]
         elif not wanted and self._disposers:
             for dispose in self._disposers:

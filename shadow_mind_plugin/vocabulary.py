@@ -30,6 +30,8 @@ BODY_DISCARDED_EVENT: Final = "non-report-body-discarded"
 #: The ``status`` of a ``quality-metadata`` record about stagnation.
 STAGNATION_STATUS: Final = "stagnation"
 STRUCTURED_OUTPUT_TOOL: Final = "structured_output"
+#: The kind of a review card (the client view and the governance stage both name it).
+CARD_KIND: Final = "shadow-mind-review"
 
 
 class Verdict(StrEnum):

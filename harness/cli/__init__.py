@@ -11,7 +11,7 @@ from __future__ import annotations
 import argparse
 import os
 import sys
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -25,11 +25,23 @@ from .profile_args import add_profile_arguments, dsh_home, load_profile
 _HOOK = ("shadow", "hook")
 
 
+class _Parser(argparse.ArgumentParser):
+    """The top-level parser: the extension commands' help lines are read from
+    their source only when the command list is printed."""
+
+    fill_help: Callable[[], None] | None = None
+
+    def format_help(self) -> str:
+        if self.fill_help is not None:
+            self.fill_help()
+        return super().format_help()
+
+
 def build_parser() -> argparse.ArgumentParser:
     from .extensions import add_extension_parsers
     from .parsers import add_chat_parser, add_demo_parser, add_run_parser, add_serve_parser, add_sessions_parser
 
-    parser = argparse.ArgumentParser(prog="harness", description="The reference dsh agent host.")
+    parser = _Parser(prog="harness", description="The reference dsh agent host.")
     add_profile_arguments(parser)
     parser.add_argument("--dump-config", action="store_true", help="print the composed profile with its layers")
     parser.add_argument("-v", "--verbose", action="count", default=0, help="more log output (repeatable)")
@@ -41,7 +53,7 @@ def build_parser() -> argparse.ArgumentParser:
     add_sessions_parser(sub)
     plugins = sub.add_parser("plugins", help="list the plugins a profile loads and the hooks each implements")
     add_profile_arguments(plugins)
-    add_extension_parsers(sub)
+    parser.fill_help = add_extension_parsers(sub, lazy_help=True)
     return parser
 
 
@@ -101,8 +113,15 @@ def _run_command(args: argparse.Namespace, home: Path) -> int:
     if args.command in ("run", "chat", "serve"):
         import trio
 
-        composed = load_profile(args, home)
-        return trio.run(_command(args.command), args, composed.rows if composed else (), home)
+        from .common import pause_collection, resume_collection
+
+        if args.command != "serve":  # a server's start-up has no end to resume at: not paused
+            pause_collection()  # run and chat resume it once their root agent is attached
+        try:
+            composed = load_profile(args, home)
+            return trio.run(_command(args.command), args, composed.rows if composed else (), home)
+        finally:
+            resume_collection()
     if args.command == "demo":
         from .demo import run_demo
 

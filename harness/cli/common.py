@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import gc
 import logging
 import os
 import sys
@@ -22,6 +23,8 @@ __all__ = [
     "discard_output",
     "dsh_home",
     "load_profile",
+    "pause_collection",
+    "resume_collection",
     "setup_logging",
     "single_dsh_error",
 ]
@@ -65,6 +68,34 @@ class ScrubbingFormatter(logging.Formatter):
         from hookspecs.scrub import scrub_text  # its detector compiles at first use, not at every start
 
         return scrub_text(super().format(record), limit=4000)
+
+
+#: the collector was paused by :func:`pause_collection` and not resumed yet
+_PAUSED = False
+
+
+def pause_collection() -> None:
+    """Pause the cyclic garbage collector for a command's start-up.
+
+    Start-up builds the objects the process keeps to its end (modules, classes,
+    the profile, the host's plugins): collecting while they are built walks
+    them again and again for no garbage (about a tenth of ``harness run`` to
+    its first request). :func:`resume_collection` ends the pause. A collector
+    someone else turned off is left alone."""
+    global _PAUSED
+    if gc.isenabled():
+        gc.disable()
+        _PAUSED = True
+
+
+def resume_collection() -> None:
+    """End :func:`pause_collection`'s pause; what start-up built is frozen, so
+    later collections do not walk it again. A no-op when not paused."""
+    global _PAUSED
+    if _PAUSED:
+        _PAUSED = False
+        gc.freeze()
+        gc.enable()
 
 
 def setup_logging(verbosity: int) -> None:

@@ -9,14 +9,15 @@ but without running any package code. So a slow or broken extension costs
 from __future__ import annotations
 
 import argparse
-import ast
 import sys
 from collections.abc import Callable, Sequence
-from importlib import machinery, metadata
-
-from hookspecs.scrub import scrub_text
+from importlib import machinery
+from typing import TYPE_CHECKING, Any
 
 from ..entry_points import entry_points
+
+if TYPE_CHECKING:
+    import ast
 
 #: Entry-point group of extra top-level commands: name -> ``main(argv: list[str]) -> int``.
 CLI_ENTRY_POINT_GROUP = "dsh.cli"
@@ -24,24 +25,40 @@ CLI_ENTRY_POINT_GROUP = "dsh.cli"
 _MAX_SOURCE_BYTES = 1 << 20
 
 
-def add_extension_parsers(sub: argparse._SubParsersAction) -> None:
+def add_extension_parsers(sub: argparse._SubParsersAction, *, lazy_help: bool = False) -> Callable[[], None]:
     """One subcommand per ``dsh.cli`` entry point whose name is not a built-in.
 
     The extension parses its own arguments: every argument after its name,
     options and ``--help`` included, is handed to it (a prefix character no
     argument starts with keeps argparse from reading them as options).
+
+    Returns what fills in the commands' help lines. With ``lazy_help`` they
+    are left to it (reading a command's source is for the command list only:
+    the parser that prints it calls it first); else they are filled in now.
     """
     seen = set(sub.choices)
+    pending: list[tuple[argparse.Action, Any]] = []
     for ep in entry_points(group=CLI_ENTRY_POINT_GROUP):
         if ep.name in seen:  # built-ins win; the first distribution found wins
             continue
         seen.add(ep.name)
-        ext = sub.add_parser(ep.name, help=extension_help(ep), add_help=False, prefix_chars="\0")
+        placeholder = f"extension command ({ep.value})".replace("%", "%%")
+        ext = sub.add_parser(ep.name, help=placeholder, add_help=False, prefix_chars="\0")
         ext.add_argument("extension_argv", nargs=argparse.REMAINDER)
         ext.set_defaults(extension=ep)
+        pending.append((sub._choices_actions[-1], ep))  # the command list's line for it
+
+    def fill_help() -> None:
+        while pending:
+            line, ep = pending.pop(0)
+            line.help = extension_help(ep)
+
+    if not lazy_help:
+        fill_help()
+    return fill_help
 
 
-def extension_help(ep: metadata.EntryPoint) -> str:
+def extension_help(ep: Any) -> str:
     """The first line of ``<callable>.help = "..."`` assigned at the top level of
     the command's module, else of the module docstring, read from source;
     else ``extension command (<module:attr>)``."""
@@ -50,10 +67,12 @@ def extension_help(ep: metadata.EntryPoint) -> str:
     return summary.replace("%", "%%")  # argparse %-formats help strings
 
 
-def run_extension(ep: metadata.EntryPoint, argv: Sequence[str]) -> int:
+def run_extension(ep: Any, argv: Sequence[str]) -> int:
     try:
         command: Callable[[list[str]], int] = ep.load()
     except Exception as exc:  # a broken extension breaks only itself
+        from hookspecs.scrub import scrub_text  # its detector loads for this error, not for every start
+
         print(f"harness: cannot load command '{ep.name}' ({ep.value}): {scrub_text(repr(exc))}", file=sys.stderr)
         return 1
     return int(command(list(argv)) or 0)
@@ -68,6 +87,8 @@ def _static_help(module: str, attr: str | None) -> str | None:
             source = handle.read(_MAX_SOURCE_BYTES + 1)
         if len(source) > _MAX_SOURCE_BYTES:
             return None
+        import ast  # only when the command list is printed
+
         tree = ast.parse(source, filename=path)
     except (OSError, SyntaxError, ValueError):
         return None  # reported properly if the command is invoked
@@ -80,6 +101,8 @@ def _static_help(module: str, attr: str | None) -> str | None:
 
 
 def _is_help_of(targets: list[ast.expr], name: str) -> bool:
+    import ast
+
     return any(
         isinstance(t, ast.Attribute) and t.attr == "help" and isinstance(t.value, ast.Name) and t.value.id == name
         for t in targets

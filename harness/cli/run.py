@@ -20,7 +20,7 @@ from hookspecs.values import AgentOptions, CancelCause, CancelToken, EventTypes,
 from ..host import HarnessHost, open_host
 from ..llm.routes import parse_route
 from ..profiles import ProfileRow
-from .common import EXIT_BROKEN_PIPE, EXIT_CODES, EXIT_INTERRUPTED, EXIT_USAGE, discard_output
+from .common import EXIT_BROKEN_PIPE, EXIT_CODES, EXIT_INTERRUPTED, EXIT_USAGE, discard_output, resume_collection
 from .parsers import add_run_parser, add_sandbox_argument
 from .render import LiveRenderer, message_text
 
@@ -65,6 +65,7 @@ async def attach_root(
         handle.agent.session.append(EventTypes.SANDBOX_MODE, {"mode": sandbox, "source": "cli"})
     renderer.watch(handle.agent.id)
     unsubscribe = host.client.subscribe(lambda item: renderer.client_item(item, host.client.render))
+    resume_collection()  # start-up is over: the host, its plugins and the root are built
     return handle, unsubscribe
 
 

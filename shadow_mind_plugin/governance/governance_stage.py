@@ -14,7 +14,15 @@ from typing import TYPE_CHECKING, Any
 
 from hookspecs.values import Card, SessionEvent, SubagentResult
 
-from ..vocabulary import QUALITY_METADATA_EVENT, SETTINGS_NAMESPACE, CancellationSource, Phase, ReasonCode, Stage
+from ..vocabulary import (
+    CARD_KIND,
+    QUALITY_METADATA_EVENT,
+    SETTINGS_NAMESPACE,
+    CancellationSource,
+    Phase,
+    ReasonCode,
+    Stage,
+)
 from . import value
 from .holdout import redact_value
 from .journal import LIFECYCLE_EVENTS, Journal, lifecycle_record
@@ -26,8 +34,6 @@ if TYPE_CHECKING:
     from ..core.owner import OwnerState, RunEntry
     from ..core.ports import RunFailure
     from ..core.records import Cycle
-
-CARD_KIND = "shadow-mind-review"
 
 
 class GovernanceStage:

@@ -31,7 +31,6 @@ from hookspecs.values import (
 )
 
 from ..contract import STRUCTURED_OUTPUT_DESCRIPTION, STRUCTURED_OUTPUT_INSTRUCTION, narrow_output
-from ..prompt import THINK_FIRST_CONTINUATION
 from ..vocabulary import PROVIDER_NAME, STOP_DEGENERATE_OUTPUT, STOP_NO_STRUCTURED_OUTPUT
 from .watchdog import DegenerateOutputGuard, resolve_reasoning_budget
 
@@ -211,6 +210,8 @@ class ThinkFirst:
         if self._steered or self._guard.fired:
             return
         self._steered = True
+        from ..prompt import THINK_FIRST_CONTINUATION  # the prompt builder loads with the first review
+
         agent.steer(create_user_message(THINK_FIRST_CONTINUATION, source={"kind": "plugin", "plugin": PROVIDER_NAME}))
 
 

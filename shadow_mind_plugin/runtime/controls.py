@@ -12,9 +12,8 @@ from hookspecs.errors import DshError
 from ..coordination.coordination_stage import recent_reviews
 from ..core.clock import iso
 from ..governance import value
-from ..governance.governance_stage import CARD_KIND
 from ..trigger.models import default_model_skip
-from ..vocabulary import DEFAULT_SHADOW_ID, CancellationSource, Phase, ReasonCode
+from ..vocabulary import CARD_KIND, DEFAULT_SHADOW_ID, CancellationSource, Phase, ReasonCode
 
 if TYPE_CHECKING:
     from hookspecs.protocols import Agent

@@ -1,6 +1,11 @@
 """The wiring: one object per stage, connected through typed ports, and the
 routing of host events to them.
 
+The stages are built when first needed (:meth:`ShadowRuntime._wire`): the
+first completed turn, report or control. Until then no root has owner state,
+no relay or card exists, and the hooks leave after a flag check, so a run
+that never reaches a review never loads them.
+
 Hook entry points (``on_*``) are called from host observers: they never block
 and never append; work is started with ``host.spawn``. Operations on a root
 that span stages (creating and releasing its state, advancing its epoch) are
@@ -12,26 +17,10 @@ from __future__ import annotations
 import logging
 from typing import TYPE_CHECKING, Any
 
-import trio
-
 from hookspecs.values import Enter, EventTypes, SessionEvent, turn_end_kind
 
-from ..coordination.coordination_stage import CoordinationStage
-from ..core.context import RuntimeContext
-from ..core.owner import OwnerState
-from ..definitions.registry import ShadowRegistry
-from ..governance.governance_stage import GovernanceStage
-from ..output.output_stage import OutputStage
-from ..run.run_stage import RunStage
 from ..settings import ShadowMindSettings
-from ..trigger.budget import BudgetKeeper
-from ..trigger.eligibility import turn_used_tools
-from ..trigger.ledger import is_real_user
-from ..trigger.throttles import ThrottleKeeper
-from ..trigger.trigger_stage import TriggerStage
 from ..vocabulary import PROVIDER_NAME, REPORT_SOURCE_KIND, CancellationSource, ReasonCode
-from .controls import Controls
-from .owners import Owners
 
 if TYPE_CHECKING:
     from collections.abc import Callable, Sequence
@@ -39,56 +28,113 @@ if TYPE_CHECKING:
     from hookspecs.protocols import Agent, Host, Session
     from hookspecs.values import Message
 
+    from ..coordination.coordination_stage import CoordinationStage
+    from ..core.context import RuntimeContext
+    from ..core.owner import OwnerState
+    from ..definitions.registry import ShadowRegistry
+    from ..governance.governance_stage import GovernanceStage
+    from ..output.output_stage import OutputStage
+    from ..run.run_stage import RunStage
+    from ..trigger.budget import BudgetKeeper
+    from ..trigger.trigger_stage import TriggerStage
+    from .controls import Controls
+    from .owners import Owners
+
 #: Eligible turns reuse the definition catalog scanned within this many seconds.
 CATALOG_SCAN_SECONDS = 1.0
 
+#: what :meth:`ShadowRuntime._wire` builds; reading any of them builds them all
+_WIRED = frozenset({"ctx", "governance", "budget", "coordination", "output", "run", "trigger", "controls", "_owners"})
+
 
 class ShadowRuntime:
+    ctx: RuntimeContext
+    governance: GovernanceStage
+    budget: BudgetKeeper
+    coordination: CoordinationStage
+    output: OutputStage
+    run: RunStage
+    trigger: TriggerStage
+    controls: Controls
+    _owners: Owners
+
     def __init__(self, host: Host, *, logger: logging.Logger | None = None) -> None:
-        logger = logger or logging.getLogger("shadow_mind")
-        registry = ShadowRegistry(host.paths.dsh_home, scan_interval=CATALOG_SCAN_SECONDS, clock=trio.current_time)
-        self.ctx = RuntimeContext(host=host, logger=logger, registry=registry)
-        self.governance = GovernanceStage(self.ctx)
-        self.budget = BudgetKeeper(self.ctx)
+        self._host = host
+        self._logger = logger or logging.getLogger("shadow_mind")
+        #: the stages are built (``_wire``); before, no owner, relay or card exists
+        self.wired = False
+        #: teardown came before the stages were built: they are built stopped
+        self._stopped = False
+        self._provider_disposer: Callable[[], None] | None = None
+
+    def __getattr__(self, name: str) -> Any:
+        # only reached for an attribute not set: a stage before ``_wire``
+        if name in _WIRED and not self.__dict__.get("wired", True):
+            self._wire()
+            return self.__dict__[name]
+        raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}")
+
+    def _wire(self) -> None:
+        import trio
+
+        from ..coordination.coordination_stage import CoordinationStage
+        from ..core.context import RuntimeContext
+        from ..definitions.registry import ShadowRegistry
+        from ..governance.governance_stage import GovernanceStage
+        from ..output.output_stage import OutputStage
+        from ..run.run_stage import RunStage
+        from ..trigger.budget import BudgetKeeper
+        from ..trigger.throttles import ThrottleKeeper
+        from ..trigger.trigger_stage import TriggerStage
+        from .controls import Controls
+        from .owners import Owners
+
+        registry = ShadowRegistry(
+            self._host.paths.dsh_home, scan_interval=CATALOG_SCAN_SECONDS, clock=trio.current_time
+        )
+        ctx = RuntimeContext(host=self._host, logger=self._logger, registry=registry, stopped=self._stopped)
+        governance = GovernanceStage(ctx)
+        budget = BudgetKeeper(ctx)
         throttles = ThrottleKeeper()
-        self.coordination = CoordinationStage(self.ctx, governance=self.governance, throttles=throttles)
-        self.output = OutputStage(self.ctx, governance=self.governance, review=self.coordination, budget=self.budget)
-        self.run = RunStage(
-            self.ctx,
-            governance=self.governance,
-            budget=self.budget,
-            outcomes=self.output,
+        coordination = CoordinationStage(ctx, governance=governance, throttles=throttles)
+        output = OutputStage(ctx, governance=governance, review=coordination, budget=budget)
+        run = RunStage(
+            ctx,
+            governance=governance,
+            budget=budget,
+            outcomes=output,
             throttles=throttles,
             on_run_ended=self._run_ended,
         )
-        self.trigger = TriggerStage(
-            self.ctx,
-            budget=self.budget,
-            governance=self.governance,
-            launcher=self.run,
-            evidence=self.run,
-            review=self.coordination,
-            relays=self.output,
+        trigger = TriggerStage(
+            ctx,
+            budget=budget,
+            governance=governance,
+            launcher=run,
+            evidence=run,
+            review=coordination,
+            relays=output,
         )
-        self._owners = Owners(
-            self.ctx,
-            budget=self.budget,
-            trigger=self.trigger,
-            run=self.run,
-            output=self.output,
-            coordination=self.coordination,
-            governance=self.governance,
+        owners = Owners(
+            ctx,
+            budget=budget,
+            trigger=trigger,
+            run=run,
+            output=output,
+            coordination=coordination,
+            governance=governance,
         )
-        self.controls = Controls(
-            self.ctx, owners=self._owners, trigger=self.trigger, run=self.run, budget=self.budget, governance=self.governance
-        )
-        self._provider_disposer: Callable[[], None] | None = None
+        controls = Controls(ctx, owners=owners, trigger=trigger, run=run, budget=budget, governance=governance)
+        # set together, so a failed build leaves none of them half set
+        self.ctx, self.governance, self.budget, self.coordination = ctx, governance, budget, coordination
+        self.output, self.run, self.trigger, self._owners, self.controls = output, run, trigger, owners, controls
+        self.wired = True
 
     # --- shared lookups ----------------------------------------------------------------------
 
     @property
     def host(self) -> Host:
-        return self.ctx.host
+        return self._host
 
     @property
     def registry(self) -> ShadowRegistry:
@@ -130,8 +176,8 @@ class ShadowRuntime:
     # --- host events ------------------------------------------------------------------------------
 
     def on_settings_updated(self, value: Any, previous: Any) -> None:
-        if not isinstance(value, ShadowMindSettings):
-            return
+        if not isinstance(value, ShadowMindSettings) or not self.wired:
+            return  # stages built later read the settings then; no owner has challenges to drop
         self.trigger.reseed(value.random_seed)
         if isinstance(previous, ShadowMindSettings) and previous.value_loop_enabled and not value.value_loop_enabled:
             self.governance.value_loop_disabled(list(self.owners.values()))
@@ -149,6 +195,8 @@ class ShadowRuntime:
         return decision
 
     def on_inbox(self, agent: Agent, change: str, message: Any) -> None:
+        if not self.wired:
+            return  # no relay was queued and no root has owner state
         if change == "discarded" and agent.is_root:
             self.output.inbox_discarded(message)
             return
@@ -164,6 +212,8 @@ class ShadowRuntime:
         # the plugin's hook passes only the watched types (turn/end, user/message).
         # Every root turn passes here, so a root with no owner state yet (nothing
         # admitted: the case at probability 0) leaves after a dict lookup
+        if not self.wired and not self._needs_stages(session, event):
+            return
         if self.ctx.stopped:
             return
         # agents, and so owners, are keyed by session id (``_owners.states``: a
@@ -186,13 +236,29 @@ class ShadowRuntime:
             return
         # the cheap setting check first: finding a tool result walks back over
         # the turn's streamed answer
+        from ..trigger.eligibility import turn_used_tools
+
         if kind != "completed" or not self.trigger.may_review() or not turn_used_tools(session, event):
             return
         state = state or self.owner(agent)
         if state is not None:
             self.trigger.on_tool_turn(state, event.seq)
 
+    def _needs_stages(self, session: Session, event: SessionEvent) -> bool:
+        """Whether ``event`` can do anything before the stages exist (then no
+        root has owner state): a relayed report, or a completed turn that used
+        tools (the only one a review is scheduled for), unless torn down."""
+        if self._stopped:
+            return False
+        if event.type == EventTypes.USER_MESSAGE:
+            return bool(event.data.get("message", {}).get("source", {}).get("kind") == REPORT_SOURCE_KIND)
+        from ..trigger.eligibility import turn_used_tools
+
+        return turn_end_kind(event) == "completed" and turn_used_tools(session, event)
+
     def _on_user_message(self, session: Session, state: OwnerState | None, event: SessionEvent) -> None:
+        from ..trigger.ledger import is_real_user
+
         source = event.data.get("message", {}).get("source", {})
         if source.get("kind") == REPORT_SOURCE_KIND:
             agent = self.ctx.live_root(session.id) if session.header.is_root else None
@@ -205,11 +271,15 @@ class ShadowRuntime:
     def on_background_cancel(self, agent: Agent) -> None:
         """The person stopped the root's background work: reviews and reports
         waiting to be relayed (or queued in its inbox) end as for a user abort."""
+        if not self.wired:
+            return  # no owner state: nothing waits
         state = self._owners.states.get(agent.id)
         if state is not None and state.root is agent and not self.ctx.stopped:
             self.cancel_owner(state, ReasonCode.USER_CANCELLED, CancellationSource.USER_INPUT)
 
     def on_agent_disposed(self, agent: Agent) -> None:
+        if not self.wired:
+            return
         state = self.owners.get(agent.id)
         if state is None or state.root is not agent:
             return
@@ -218,6 +288,8 @@ class ShadowRuntime:
 
     def on_agent_idle(self, agent: Agent) -> None:
         """Headless hosts wait for background work; bound that wait."""
+        if not self.wired:
+            return
         state = self._owners.states.get(agent.id)
         if state is None or not self.host.headless or self.ctx.stopped:
             return
@@ -240,6 +312,14 @@ class ShadowRuntime:
 
     async def teardown(self) -> None:
         """Plugin disposal: cancel every owner's work and wait to quiescence."""
+        self._stopped = True
+        if self.wired:  # else no owner, work or journal line exists
+            await self._stop_stages()
+        if self._provider_disposer is not None:
+            self._provider_disposer()
+            self._provider_disposer = None
+
+    async def _stop_stages(self) -> None:
         self.ctx.stopped = True
         for state in list(self.owners.values()):
             self.cancel_owner(state, ReasonCode.PLUGIN_DISPOSED, CancellationSource.PLUGIN_LIFECYCLE)
@@ -249,9 +329,6 @@ class ShadowRuntime:
             except Exception:
                 self.ctx.logger.exception("releasing Shadow state for %s failed", state.root_id)
         await self.governance.journal.flush()
-        if self._provider_disposer is not None:
-            self._provider_disposer()
-            self._provider_disposer = None
 
 
 __all__ = ["ShadowRuntime"]

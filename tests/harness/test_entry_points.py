@@ -6,7 +6,9 @@ distribution. A distribution put on ``sys.path`` later is still seen."""
 from __future__ import annotations
 
 import argparse
+import zipfile
 from importlib import metadata
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -20,13 +22,13 @@ from harness.profiles.bundles import available_bundles
 
 def test_one_read_serves_every_group(monkeypatch: pytest.MonkeyPatch) -> None:
     reads: list[dict[str, Any]] = []
-    real = metadata.entry_points
+    real = entry_points_module._read_all
 
     def counted(**params: Any) -> Any:
         reads.append(params)
         return real(**params)
 
-    monkeypatch.setattr(metadata, "entry_points", counted)
+    monkeypatch.setattr(entry_points_module, "_read_all", counted)
     monkeypatch.setattr(entry_points_module, "_READ", None)
 
     add_extension_parsers(argparse.ArgumentParser().add_subparsers())
@@ -43,3 +45,45 @@ def test_a_distribution_added_later_is_seen(fake_distribution: Any) -> None:
         "late-plugin", files={"late_pkg/__init__.py": "class P:\n    pass\n"}, plugins={"late-demo": "late_pkg:P"}
     )
     assert "late-demo" in {ep.name for ep in entry_points(group="dsh.plugins")}
+
+
+def _listed(eps: Any) -> list[tuple[Any, ...]]:
+    return [(ep.name, ep.value, ep.group, ep.dist.name if ep.dist else None) for ep in eps]
+
+
+def test_every_group_reads_as_importlib_metadata_reads_it(fake_distribution: Any) -> None:
+    """The reader that spares ``importlib.metadata``'s import finds what it finds,
+    in its order, first distribution of a name winning (two copies of one on the path)."""
+    for copy in ("1", "2"):
+        fake_distribution("twice-demo", plugins={f"twice-{copy}": "twice_pkg:P"}, version=copy)
+    groups = {ep.group for dist in metadata.distributions() for ep in dist.entry_points}
+    assert {"dsh.plugins", "dsh.bundles", "dsh.cli", "console_scripts"} <= groups
+    for group in groups:
+        assert _listed(entry_points(group)) == _listed(metadata.entry_points(group=group)), group
+    names = {ep.name for ep in entry_points("dsh.plugins")}
+    assert "twice-2" in names and "twice-1" not in names
+    assert isinstance(entry_points_module._READ[1], tuple)  # read here, not by importlib.metadata
+
+
+def test_what_it_does_not_read_is_left_to_importlib_metadata(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A zip on the path (or an egg, or a finder listing distributions of its
+    own) is read by ``importlib.metadata``; the answer is the same."""
+    archive = tmp_path / "zipped.zip"
+    with zipfile.ZipFile(archive, "w") as zipped:
+        zipped.writestr("zipped_demo-1.0.dist-info/METADATA", "Metadata-Version: 2.1\nName: zipped-demo\n")
+        zipped.writestr("zipped_demo-1.0.dist-info/entry_points.txt", "[dsh.plugins]\nzipped = zipped_pkg:P\n")
+    monkeypatch.syspath_prepend(str(archive))
+    found = entry_points("dsh.plugins")
+    assert not isinstance(entry_points_module._READ[1], tuple)
+    assert "zipped" in {ep.name for ep in found}
+    assert _listed(found) == _listed(metadata.entry_points(group="dsh.plugins"))
+
+
+def test_a_header_only_the_mail_parser_reads_is_left_to_it(fake_distribution: Any) -> None:
+    root = fake_distribution("folded-demo", plugins={"folded": "folded_pkg:P"})
+    (meta,) = root.glob("*.dist-info/METADATA")
+    meta.write_text("Metadata-Version: 2.1\nName: folded-\n demo\nVersion: 0.1\n", encoding="utf-8")
+    (ours,) = [ep for ep in entry_points("dsh.plugins") if ep.name == "folded"]
+    (theirs,) = [ep for ep in metadata.entry_points(group="dsh.plugins") if ep.name == "folded"]
+    assert ours.dist.name == theirs.dist.name
+    assert ours.load is not None and ours.module == theirs.module and ours.attr == theirs.attr

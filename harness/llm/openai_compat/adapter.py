@@ -13,6 +13,7 @@ import logging
 import os
 import random
 import ssl
+import sys
 import time
 from collections.abc import AsyncIterator, Awaitable, Callable, Mapping
 
@@ -288,6 +289,7 @@ class OpenAICompatibleAdapter:
         # Pooled connections belong to one trio run; a new run gets a new client.
         run = trio.lowlevel.current_trio_token()
         if self._client is None or self._client_run is not run:
+            import_httpcore_without_h2()
             self._client = httpx.AsyncClient(
                 timeout=httpx.Timeout(
                     None, connect=self._config.connect_timeout_seconds, pool=self._config.connect_timeout_seconds
@@ -300,6 +302,25 @@ class OpenAICompatibleAdapter:
             )
             self._client_run = run
         return self._client
+
+
+def import_httpcore_without_h2() -> None:
+    """Import httpcore (httpx's transport) without its HTTP/2 half.
+
+    httpcore imports h2 whenever it is installed (hypercorn, the web server,
+    needs it), about a fifth of the HTTP stack's import, for connections this
+    adapter never makes: it speaks HTTP/1.1 (no client sets ``http2``). While
+    httpcore is imported, ``h2`` is hidden (a ``None`` entry in ``sys.modules``
+    makes its import fail; httpcore catches that); the entry is then removed,
+    so h2 imports as usual for whoever needs it later. A no-op once httpcore
+    or h2 is loaded."""
+    if "httpcore" in sys.modules or "h2" in sys.modules:
+        return
+    sys.modules["h2"] = None  # type: ignore[assignment]
+    try:
+        import httpcore  # noqa: F401
+    finally:
+        del sys.modules["h2"]
 
 
 def tls_context(url: str, *, trust_env: bool) -> ssl.SSLContext | bool:

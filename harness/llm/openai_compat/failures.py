@@ -12,6 +12,7 @@ headers hold the key) hangs off the exception chain.
 
 from __future__ import annotations
 
+import functools
 import json
 import re
 from collections.abc import Callable, Mapping
@@ -29,7 +30,10 @@ MAX_ERROR_BODY = 64 * 1024
 #: Characters of a provider's request id kept.
 MAX_ID = 200
 
-_OVERFLOW = re.compile(r"context[ _-]?(length|window)|maximum context|too many tokens", re.IGNORECASE)
+@functools.cache
+def _overflow() -> re.Pattern[str]:
+    """How a provider words a context overflow (compiled at the first error, not at every start)."""
+    return re.compile(r"context[ _-]?(length|window)|maximum context|too many tokens", re.IGNORECASE)
 
 
 def cleaner(secret: str | None) -> Callable[[str], str]:
@@ -57,7 +61,7 @@ def status_error(
     data = _json(body)
     message, provider_code = provider_error(data, body)
     code = code_for_status(status)
-    if status in (400, 413, 422) and (provider_code == "context_length_exceeded" or _OVERFLOW.search(message)):
+    if status in (400, 413, 422) and (provider_code == "context_length_exceeded" or _overflow().search(message)):
         code = "CONTEXT_OVERFLOW"
     reason = httpx.codes.get_reason_phrase(status) or "error"
     text = f"{provider}: HTTP {status} ({reason.lower()})"
