@@ -174,6 +174,11 @@ class KnownSecrets:
             windows = self._windows | windows_of(extra)
             # one C-speed substring search per window before the character-by-character pass
             found = any(window in text for window in windows)
+        elif self._window_gate is not None and not self._odd and text.isascii():
+            # the gate holds every window: it finds each stretch's start, and
+            # only the stretches are walked (byte and character offsets agree)
+            data = text.encode("ascii") if data is None else data
+            return _hide_windows_at(text, self._windows, PARTIAL_SECRET, self._window_gate, data)
         else:
             windows = self._windows
             found = self._registered_in(text, data)
@@ -212,6 +217,25 @@ def _hide_windows(text: str, windows: frozenset[str], n: int) -> str:
             else:
                 spans.append([i, i + n])
     return splice(text, [(start, stop) for start, stop in spans])
+
+
+def _hide_windows_at(text: str, windows: frozenset[str], n: int, gate: Gate, data: bytes) -> str:
+    """:func:`_hide_windows` of an ASCII ``text`` whose windows ``gate`` all
+    matches (``data``: ``text`` as bytes): each stretch starts where the gate
+    next hits and runs on while windows start in it or right at its end."""
+    spans: list[tuple[int, int]] = []
+    last = len(text) - n
+    at = gate.first(data)
+    while at >= 0:
+        end = at + n
+        pos = at + 1
+        while pos <= end and pos <= last:
+            if text[pos : pos + n] in windows:
+                end = pos + n
+            pos += 1
+        spans.append((at, end))
+        at = gate.first(data, end + 1)
+    return splice(text, spans)
 
 
 def splice(text: str, spans: list[tuple[int, int]]) -> str:

@@ -117,7 +117,7 @@ class EventBuilder:
             self._emit(EventTypes.STEP_END, self._where(), line)
             self._step += 1
             self._open_step(line)
-        blocks = [text_block(self.clean(t)) for t in texts if t.strip()]
+        blocks = [text_block(self.clean(t)) for t in texts if t and not t.isspace()]  # (t.strip(), without its copy)
         fresh = [(cid, name, args) for cid, name, args in calls if cid not in self._calls]
         for _ in range(len(calls) - len(fresh)):
             self.skip("repeated tool call id")
