@@ -117,12 +117,15 @@ class EventBuilder:
             self._emit(EventTypes.STEP_END, self._where(), line)
             self._step += 1
             self._open_step(line)
-        blocks = [text_block(self.clean(t)) for t in texts if t and not t.isspace()]  # (t.strip(), without its copy)
-        fresh = [(cid, name, args) for cid, name, args in calls if cid not in self._calls]
-        for _ in range(len(calls) - len(fresh)):
-            self.skip("repeated tool call id")
-        made = [(cid, name, self.clean(args)) for cid, name, args in fresh]
-        blocks += [{"id": cid, "name": name, "arguments": args, "type": "tool-call"} for cid, name, args in made]
+        clean = self.clean
+        blocks = [{"text": clean(t), "type": "text"} for t in texts if t and not t.isspace()]  # (t.strip(): a copy)
+        made: list[tuple[str, str, str]] = []
+        for cid, name, args in calls:
+            if cid in self._calls:
+                self.skip("repeated tool call id")
+            else:
+                made.append((cid, name, clean(args)))
+                blocks.append({"id": cid, "name": name, "arguments": made[-1][2], "type": "tool-call"})
         if not blocks:
             self.skip("empty assistant message")
             return
