@@ -36,7 +36,7 @@ per assistant line, and a tool result's ``toolUseResult`` repeating the output
 (Bash's ``stdout``, Read's file content, Edit's original file, an error's
 text), which (a) parses and (b) parses and drops. An earlier generator packed
 thinking, text and call into one line and left the repeat out: fewer, lighter
-lines, which made (b)/(a) about 1.4x what a real transcript's is.
+lines, which made (b)/(a) 1.2-1.4x what a real transcript's is.
 
 Target: (b) <= 3.0x (a) for both formats. Run::
 
