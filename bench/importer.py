@@ -29,7 +29,14 @@ Lines carry the metadata the tools write: Claude Code's ``uuid``,
 ``gitBranch``, ``requestId`` and usage counts, plus ``thinking`` blocks and
 ``progress`` / ``system`` lines; Codex's ``session_meta``, ``turn_context``,
 ``response_item`` (messages, ``function_call`` and its output, ``reasoning``)
-and the ``event_msg`` lines that repeat them for UIs.
+and the ``event_msg`` lines that repeat them for UIs. Claude Code's lines are
+shaped as 2.x writes them (see the recorded fixture
+``tests/transcripts/fixtures/real_claude_code_2197.jsonl``): one content block
+per assistant line, and a tool result's ``toolUseResult`` repeating the output
+(Bash's ``stdout``, Read's file content, Edit's original file, an error's
+text), which (a) parses and (b) parses and drops. An earlier generator packed
+thinking, text and call into one line and left the repeat out: fewer, lighter
+lines, which made (b)/(a) 1.2-1.4x what a real transcript's is.
 
 Target: (b) <= 3.0x (a) for both formats. Run::
 
@@ -70,95 +77,102 @@ def _blob(rng: random.Random) -> str:
 
 def claude_code(lines: int, seed: int = 20) -> list[str]:
     """Real-shaped Claude Code entries: turns of a prompt, assistant text and
-    thinking, tool calls and their results, and the bookkeeping lines."""
+    thinking, tool calls and their results, and the bookkeeping lines.
+
+    As Claude Code 2.x writes them (``tests/transcripts/fixtures/real_claude_code_2197.jsonl``):
+    one content block per assistant entry (thinking, text and tool_use each
+    on a line of its own, sharing the message id), and a tool result entry
+    whose ``toolUseResult`` repeats the output (Bash's ``stdout``, Read's
+    file content, an error's text)."""
     rng = random.Random(seed)
     out: list[str] = []
     parent: str | None = None
+    tool = "Bash"
     i = 0
-    while len(out) < lines:
-        i += 1
+
+    def entry(kind: str, **fields: Any) -> None:
+        nonlocal parent
         uuid = f"{rng.getrandbits(128):032x}"
         base: dict[str, Any] = {
             "parentUuid": parent,
             "isSidechain": False,
             "userType": "external",
+            "entrypoint": "cli",
             "cwd": "/home/me/app",
             "sessionId": "47bfd9da-1c2e-4f3a-9b8c-7d6e5f4a3b2c",
             "version": "2.1.197",
             "gitBranch": "main",
+            "type": kind,
             "uuid": uuid,
             "timestamp": f"2026-01-02T03:{i // 60 % 60:02d}:{i % 60:02d}.678Z",
         }
         parent = uuid
+        out.append(_dumps({**base, **fields}))
+
+    while len(out) < lines:
+        i += 1
         step = i % 8
         if step == 1:
-            out.append(
-                _dumps({**base, "type": "user", "message": {"role": "user", "content": PROSE * rng.randint(1, 3)}})
-            )
+            entry("user", message={"role": "user", "content": PROSE * rng.randint(1, 3)}, promptId=f"p{i}")
         elif step in (2, 4, 6):
-            content: list[dict[str, Any]] = []
-            if step == 2:
-                content.append({"type": "thinking", "thinking": PROSE * 2, "signature": "Eq" + "A" * 200})
-            content.append({"type": "text", "text": PROSE * rng.randint(1, 2)})
-            call_input = {"command": "pytest -q tests/", "description": "run the tests"}
-            if rng.random() < 0.4:
-                call_input = {
-                    "file_path": f"/home/me/app/src/m{i}.py",
-                    "old_string": _blob(rng)[:300],
-                    "new_string": _blob(rng)[:320],
-                }
-            content.append(
-                {
-                    "type": "tool_use",
-                    "id": f"toolu_{i:08d}",
-                    "name": rng.choice(["Bash", "Edit", "Read"]),
-                    "input": call_input,
-                }
-            )
             usage = {
                 "input_tokens": 812,
                 "cache_creation_input_tokens": 0,
                 "cache_read_input_tokens": 20480,
                 "output_tokens": 96,
+                "service_tier": "standard",
             }
-            message = {
-                "id": f"msg_{i:08d}",
-                "type": "message",
-                "role": "assistant",
-                "model": "claude-sonnet-4-5",
-                "content": content,
-                "stop_reason": "tool_use",
-                "usage": usage,
-            }
-            out.append(_dumps({**base, "type": "assistant", "requestId": f"req_{i:08d}", "message": message}))
+            blocks: list[dict[str, Any]] = []
+            if step == 2:
+                blocks.append({"type": "thinking", "thinking": PROSE * 2, "signature": "Eq" + "A" * 600})
+            blocks.append({"type": "text", "text": PROSE * rng.randint(1, 2)})
+            tool = rng.choice(["Bash", "Edit", "Read"])
+            call_input: dict[str, Any] = {"command": "pytest -q tests/", "description": "run the tests"}
+            if tool == "Read":
+                call_input = {"file_path": f"/home/me/app/src/m{i}.py"}
+            elif tool == "Edit":
+                old = _blob(rng)[:300]
+                call_input = {"file_path": f"/home/me/app/src/m{i}.py", "old_string": old, "new_string": old + "\n"}
+            blocks.append({"type": "tool_use", "id": f"toolu_{i:08d}", "name": tool, "input": call_input})
+            for block in blocks:
+                message = {
+                    "id": f"msg_{i:08d}",
+                    "type": "message",
+                    "role": "assistant",
+                    "model": "claude-sonnet-4-5",
+                    "content": [block],
+                    "stop_reason": "tool_use" if block["type"] == "tool_use" else None,
+                    "stop_sequence": None,
+                    "usage": usage,
+                }
+                entry("assistant", message=message, requestId=f"req_{i:08d}")
         elif step in (3, 5, 7):
-            result = {
-                "type": "tool_result",
-                "tool_use_id": f"toolu_{i - 1:08d}",
-                "content": _blob(rng),
-                "is_error": rng.random() < 0.1,
-            }
-            entry = {
-                **base,
-                "type": "user",
-                "message": {"role": "user", "content": [result]},
-                "toolUseResult": {"stdout": "", "interrupted": False},
-            }
-            out.append(_dumps(entry))
+            output = _blob(rng)
+            failed = rng.random() < 0.1
+            result = {"type": "tool_result", "tool_use_id": f"toolu_{i - 1:08d}", "content": output, "is_error": failed}
+            repeated: Any = {"stdout": output, "stderr": "", "interrupted": False, "isImage": False}
+            if failed:
+                repeated = f"Error: {output}"
+            elif tool == "Read":
+                lines_read = output.count("\n") + 1
+                repeated = {
+                    "type": "text",
+                    "file": {"filePath": "/home/me/app/src/m.py", "content": output, "numLines": lines_read,
+                             "startLine": 1, "totalLines": lines_read},
+                }  # fmt: skip
+            elif tool == "Edit":
+                repeated = {"filePath": "/home/me/app/src/m.py", "oldString": "a", "newString": "b",
+                            "originalFile": output, "userModified": False, "replaceAll": False}  # fmt: skip
+            entry(
+                "user",
+                message={"role": "user", "content": [result]},
+                toolUseResult=repeated,
+                sourceToolAssistantUUID=parent,
+            )
         else:
             kind = rng.choice(["progress", "system"])
-            out.append(
-                _dumps(
-                    {
-                        **base,
-                        "type": kind,
-                        "subtype": "hook",
-                        "content": "PostToolUse:Bash [ruff check]",
-                        "level": "info",
-                    }
-                )
-            )
-    return out
+            entry(kind, subtype="hook", content="PostToolUse:Bash [ruff check]", level="info")
+    return out[:lines]
 
 
 def codex(lines: int, seed: int = 20) -> list[str]:

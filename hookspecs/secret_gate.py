@@ -59,7 +59,7 @@ class Gate:
     """A compiled gate over UTF-8 bytes (handing RE2 a ``str`` costs more than
     encoding it: the binding maps every offset back to characters)."""
 
-    __slots__ = ("_compiled", "_raw")
+    __slots__ = ("_compiled", "_match", "_raw")
 
     def __init__(self, pattern: str) -> None:
         self._compiled = re2.compile(pattern.encode("utf-8"))
@@ -67,15 +67,17 @@ class Gate:
         # (about 8 us each, more than the scan of a whole event); its compiled
         # RE2 object answers with plain spans. The public API stays the fallback.
         self._raw: Any = getattr(self._compiled, "_regexp", None)
+        self._match: Any = None if self._raw is None else self._raw.Match  # bound once: a gate runs per text
 
     def first(self, data: bytes, pos: int = 0) -> int:
         """Where the first hit in ``data`` at or after ``pos`` starts, or -1."""
         if pos > len(data):
             return -1  # RE2 would log an invalid range to stderr
-        if self._raw is None:
+        match = self._match
+        if match is None:
             hit = self._compiled.search(data, pos)
             return -1 if hit is None else int(hit.start())
-        return int(self._raw.Match(_UNANCHORED, data, pos, len(data))[0][0])
+        return int(match(_UNANCHORED, data, pos, len(data))[0][0])
 
     def hits(self, data: bytes, pos: int = 0) -> Iterator[tuple[int, int]]:
         """The (start, end) of each hit in ``data``, non-overlapping, in order."""
@@ -174,6 +176,11 @@ class KnownSecrets:
             windows = self._windows | windows_of(extra)
             # one C-speed substring search per window before the character-by-character pass
             found = any(window in text for window in windows)
+        elif self._window_gate is not None and not self._odd and text.isascii():
+            # the gate holds every window: it finds each stretch's start, and
+            # only the stretches are walked (byte and character offsets agree)
+            data = text.encode("ascii") if data is None else data
+            return _hide_windows_at(text, self._windows, PARTIAL_SECRET, self._window_gate, data)
         else:
             windows = self._windows
             found = self._registered_in(text, data)
@@ -212,6 +219,25 @@ def _hide_windows(text: str, windows: frozenset[str], n: int) -> str:
             else:
                 spans.append([i, i + n])
     return splice(text, [(start, stop) for start, stop in spans])
+
+
+def _hide_windows_at(text: str, windows: frozenset[str], n: int, gate: Gate, data: bytes) -> str:
+    """:func:`_hide_windows` of an ASCII ``text`` whose windows ``gate`` all
+    matches (``data``: ``text`` as bytes): each stretch starts where the gate
+    next hits and runs on while windows start in it or right at its end."""
+    spans: list[tuple[int, int]] = []
+    last = len(text) - n
+    at = gate.first(data)
+    while at >= 0:
+        end = at + n
+        pos = at + 1
+        while pos <= end and pos <= last:
+            if text[pos : pos + n] in windows:
+                end = pos + n
+            pos += 1
+        spans.append((at, end))
+        at = gate.first(data, end + 1)
+    return splice(text, spans)
 
 
 def splice(text: str, spans: list[tuple[int, int]]) -> str:

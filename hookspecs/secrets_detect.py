@@ -268,13 +268,33 @@ def _spans_at_hits(text: str, data: bytes) -> list[tuple[int, int]]:
     """
     folded = text.lower()
     spans: list[tuple[int, int]] = []
+    on_folded, on_text = _STARTS if _STARTS is not None else _starts()
     for at, _ in _gate_hits(data):
-        for rule in (*BY_FOLDED_START.get(folded[at], ()), *BY_EXACT_START.get(text[at], ())):
-            target = folded if rule.folded else text
-            match = rule.pattern.match(target, at)
+        for pattern, rule in on_folded.get(folded[at], ()):
+            match = pattern.match(folded, at)
+            if match is not None:
+                spans += _spans_of(rule, match, text)
+        for pattern, rule in on_text.get(text[at], ()):
+            match = pattern.match(text, at)
             if match is not None:
                 spans += _spans_of(rule, match, text)
     return spans
+
+
+#: ``BY_FOLDED_START`` and ``BY_EXACT_START`` with each rule's compiled
+#: pattern, built at the first hit (compiling is what the rules put off)
+_Starts = dict[str, tuple[tuple[re.Pattern[str], Rule], ...]]
+_STARTS: tuple[_Starts, _Starts] | None = None
+
+
+def _starts() -> tuple[_Starts, _Starts]:
+    global _STARTS
+    folded, exact = (
+        {first: tuple((rule.pattern, rule) for rule in rules) for first, rules in table.items()}
+        for table in (BY_FOLDED_START, BY_EXACT_START)
+    )
+    _STARTS = (folded, exact)  # one assignment: a thread that races here builds the same tables
+    return _STARTS
 
 
 def _spans_everywhere(text: str) -> list[tuple[int, int]]:
@@ -307,10 +327,9 @@ def _spans_of(rule: Rule, match: re.Match[str], text: str) -> list[tuple[int, in
         return [match.span()]
     if rule.kind == "part":
         return [match.span("secret")]
-    for group in ("dq", "sq", "bare"):  # the one that took part
-        start, end = match.span(group)
-        if start >= 0:
-            break
+    # the one of dq, sq and bare that took part (the rules have no other group)
+    group = match.lastgroup or next((g for g in ("dq", "sq") if match.start(g) >= 0), "bare")
+    start, end = match.span(group)
     if _not_a_secret(text[start:end], folded_value=match.group(group), next_char=text[end : end + 1]):
         return []
     return [(start, end)]

@@ -12,6 +12,7 @@ needs them to follow what the agent did.
 from __future__ import annotations
 
 import json
+import json.encoder
 import re
 import secrets
 from collections import Counter
@@ -85,7 +86,8 @@ class EventBuilder:
             return text  # dropped unwritten (:meth:`_emit`): not worth the scrubbing regexes
         if self._under_workspace is not None and self._workspace_prefix in text:
             text = self._under_workspace.sub("", text)
-        return bound(scrub_visible(text), TEXT_LIMIT)
+        text = scrub_visible(text)
+        return text if len(text) <= TEXT_LIMIT else bound(text, TEXT_LIMIT)  # (:func:`bound` inline: most fit)
 
     # --- entries ------------------------------------------------------------------
 
@@ -115,12 +117,15 @@ class EventBuilder:
             self._emit(EventTypes.STEP_END, self._where(), line)
             self._step += 1
             self._open_step(line)
-        blocks = [text_block(self.clean(t)) for t in texts if t.strip()]
-        fresh = [(cid, name, args) for cid, name, args in calls if cid not in self._calls]
-        for _ in range(len(calls) - len(fresh)):
-            self.skip("repeated tool call id")
-        made = [(cid, name, self.clean(args)) for cid, name, args in fresh]
-        blocks += [{"id": cid, "name": name, "arguments": args, "type": "tool-call"} for cid, name, args in made]
+        clean = self.clean
+        blocks = [{"text": clean(t), "type": "text"} for t in texts if t and not t.isspace()]  # (t.strip(): a copy)
+        made: list[tuple[str, str, str]] = []
+        for cid, name, args in calls:
+            if cid in self._calls:
+                self.skip("repeated tool call id")
+            else:
+                made.append((cid, name, clean(args)))
+                blocks.append({"id": cid, "name": name, "arguments": made[-1][2], "type": "tool-call"})
         if not blocks:
             self.skip("empty assistant message")
             return
@@ -213,7 +218,7 @@ class EventBuilder:
         if line <= self.after_line:
             return  # replayed: the earlier import wrote it
         data[SOURCE_LINE_KEY] = line
-        self.events.append(ImportedEvent(etype, data))
+        self.events.append(_new_event(ImportedEvent, (etype, data)))
 
     def _message(self, role: str, content: list[dict[str, Any]], source: dict[str, Any]) -> dict[str, Any]:
         """A message's JSON, as ``message_to_json`` writes it (built directly: the
@@ -234,7 +239,7 @@ class EventBuilder:
         if is_error:
             data["error"] = {
                 "code": code or "TOOL_FAILED",
-                "message": bound(text.splitlines()[0] if text else name, ERROR_LIMIT),  # text is clean already
+                "message": bound(first_line(text) if text else name, ERROR_LIMIT),  # text is clean already
             }
         self._emit(EventTypes.TOOL_RESULT, data, line)
 
@@ -251,6 +256,16 @@ class EventBuilder:
 
 
 _ID_MASK = (1 << 128) - 1
+#: ``ImportedEvent(etype, data)`` without the named tuple's Python-level ``__new__``
+_new_event = tuple.__new__
+#: what ``str.splitlines`` ends a line at
+_LINE_END = re.compile("[\n\r\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029]")
+
+
+def first_line(text: str) -> str:
+    """``text.splitlines()[0]`` of a non-empty text, without splitting all of a long output."""
+    end = _LINE_END.search(text)
+    return text if end is None else text[: end.start()]
 
 
 def text_block(text: str) -> dict[str, Any]:
@@ -283,11 +298,24 @@ def type_of(entry: Any) -> str | None:
 
 def argument_text(value: Any) -> str:
     """A tool call's arguments as raw JSON text (text that is already a string is kept)."""
-    return value if isinstance(value, str) else _ENCODE(value)
+    if isinstance(value, str):
+        return value
+    return _ENCODE(value) if _C_ENCODE is None else "".join(_C_ENCODE(value, 0))
 
 
 #: ``json.dumps(value, ensure_ascii=False)`` without a new encoder per call
 _ENCODE = json.JSONEncoder(ensure_ascii=False).encode
+#: the C encoder ``_ENCODE`` makes anew for every call, made once: no
+#: circular-reference markers (parsed JSON has no cycles), the same separators
+#: and the same refusal of a non-JSON value (``default``)
+_MAKE_C_ENCODER = getattr(json.encoder, "c_make_encoder", None)
+_C_ENCODE: Callable[[Any, int], Any] | None = (
+    None
+    if _MAKE_C_ENCODER is None
+    else _MAKE_C_ENCODER(
+        None, json.JSONEncoder().default, json.encoder.encode_basestring, None, ": ", ", ", False, False, True
+    )
+)
 #: the scanner ``json.loads`` ends in
 SCAN_JSON: Callable[[str, int], tuple[Any, int]] = json.JSONDecoder().scan_once  # type: ignore[attr-defined]
 

@@ -38,7 +38,9 @@ def source_of(entries: list[tuple[int, dict[str, Any]]]) -> tuple[str | None, st
 
 
 def feed(builder: EventBuilder, line: int, entry: dict[str, Any]) -> None:
-    kind = type_of(entry)
+    kind = entry.get("type")  # (type_of, inline: an entry is a dict)
+    if not isinstance(kind, str):
+        kind = None
     message = entry.get("message")
     if kind in BOOKKEEPING:
         subtype = entry.get("subtype")

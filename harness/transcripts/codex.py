@@ -45,7 +45,9 @@ def source_of(entries: list[tuple[int, dict[str, Any]]]) -> tuple[str | None, st
 
 
 def feed(builder: EventBuilder, line: int, entry: dict[str, Any]) -> None:
-    kind = type_of(entry)
+    kind = entry.get("type")  # (type_of, inline here and below: entries and payloads are dicts)
+    if not isinstance(kind, str):
+        kind = None
     payload = entry.get("payload")
     if not isinstance(payload, dict):
         builder.skip(f"{kind}: no payload", unknown=True)
@@ -59,14 +61,16 @@ def feed(builder: EventBuilder, line: int, entry: dict[str, Any]) -> None:
             builder.source = {"kind": "model", "provider": "openai", "model": model}
         builder.skip("turn_context")
     elif kind in LINE_TYPES:
-        ptype = type_of(payload)
+        ptype = payload.get("type")
         builder.skip(f"{kind}:{ptype}" if isinstance(ptype, str) else str(kind))
     else:
         builder.skip(str(kind), unknown=True)
 
 
 def _item(builder: EventBuilder, line: int, item: dict[str, Any]) -> None:
-    itype = type_of(item)
+    itype = item.get("type")
+    if not isinstance(itype, str):
+        itype = None
     if itype == "message":
         role = item.get("role")
         text = "\n".join(_texts(item.get("content")))

@@ -17,6 +17,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from hookspecs import secret_gate as gate_module
 from hookspecs import secrets_detect
 from hookspecs.scrub import CREDENTIAL, scrub_json, scrub_secrets, scrub_visible, visible
 from hookspecs.secret_gate import PARTIAL_SECRET, KnownSecrets
@@ -250,3 +251,46 @@ def test_a_hit_in_the_last_text_ends_the_scan_quietly(capfd: pytest.CaptureFixtu
     # the last one: RE2 must not be asked (it logs the bad range to stderr)
     assert secrets_detect.suspects(["clean", "api_key=Zx81kQ2mLp09vNbT"]) == [False, True]
     assert "invalid startpos" not in capfd.readouterr().err
+
+
+_KEY = "sk-live-Ab12Cd34Ef56Gh78"
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    st.lists(
+        st.one_of(
+            st.builds(lambda a, b: _KEY[a:b], st.integers(0, len(_KEY)), st.integers(0, len(_KEY))),
+            st.text(st.sampled_from("ab -\n"), max_size=6),
+            st.sampled_from(["é", "\x00", "\u2028"]),
+        ),
+        max_size=8,
+    )
+)
+def test_the_gate_finds_the_stretches_the_walk_over_every_position_finds(pieces: list[str]) -> None:
+    """Windows are found where the gate hits and walked from there, in ASCII
+    text: stretches that overlap, touch, or are split by a short gap come out
+    as the walk over every position makes them, and so does non-ASCII text."""
+    registry = KnownSecrets()
+    registry.add(_KEY)
+    text = "".join(pieces)
+    walked = gate_module._hide_windows(text, registry.windows, PARTIAL_SECRET)
+    assert registry.hide(text, set()) == walked
+    assert registry.hide(text, set(), text.encode("utf-8", "surrogatepass")) == walked
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        (_KEY, CREDENTIAL),
+        (_KEY[:8] + _KEY[8:], CREDENTIAL),
+        (_KEY[:9] + _KEY[:9], CREDENTIAL),  # two windows touching: one stretch
+        (_KEY[:8] + "x" + _KEY[:8], f"{CREDENTIAL}x{CREDENTIAL}"),  # a gap of one: two
+        ("a" * 5000 + _KEY[3:12] + "b" * 5000, "a" * 5000 + CREDENTIAL + "b" * 5000),
+        (_KEY[:7] + " " + _KEY[7:14], _KEY[:7] + " " + _KEY[7:14]),  # no 8 characters in a row
+    ],
+)
+def test_stretches_of_a_registered_secret_at_the_edges(text: str, expected: str) -> None:
+    registry = KnownSecrets()
+    registry.add(_KEY)
+    assert registry.hide(text, set()) == expected

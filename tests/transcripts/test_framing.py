@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import gc
 import json
+import weakref
 from pathlib import Path
 from typing import Any
 
@@ -86,3 +87,47 @@ def test_the_collector_is_left_as_it_was(tmp_path: Path) -> None:
     with pytest.raises(TranscriptError), paused_gc():
         frame(b"nope\n", "t.jsonl")
     assert gc.isenabled()  # also after a refused line
+
+
+def test_what_was_made_while_paused_is_not_visited_when_the_collector_resumes() -> None:
+    passes: list[int] = []
+
+    def count(phase: str, info: dict[str, int]) -> None:
+        if phase == "start":
+            passes.append(info["generation"])
+
+    gc.collect()
+    gc.callbacks.append(count)
+    try:
+        with paused_gc():
+            made = [[i] for i in range(50_000)]  # far more containers than the first generation's threshold
+        after = [[i] for i in range(100)]  # allocations that would start the pass over them
+    finally:
+        gc.callbacks.remove(count)
+    assert passes == []
+    assert len(made) == 50_000 and len(after) == 100
+
+
+def test_a_cycle_made_while_paused_is_still_collected() -> None:
+    class Node:
+        other: object = None
+
+    with paused_gc():
+        node = Node()
+        node.other = node
+        ref = weakref.ref(node)
+        del node
+    gc.collect()
+    assert ref() is None
+
+
+def test_a_heap_frozen_by_the_caller_stays_frozen() -> None:
+    gc.freeze()
+    try:
+        frozen = gc.get_freeze_count()
+        with paused_gc():
+            made = [[i] for i in range(1000)]
+        assert gc.get_freeze_count() == frozen  # nothing thawed, nothing added
+        assert len(made) == 1000
+    finally:
+        gc.unfreeze()
