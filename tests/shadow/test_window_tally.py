@@ -174,6 +174,33 @@ def test_a_release_that_would_load_the_logs_earlier_part_writes_nothing(tmp_path
     assert json.loads(path.read_text())["through"] == len(log.events) - 1
 
 
+def test_a_release_whose_new_compaction_would_look_back_into_the_earlier_part_writes_nothing(
+    tmp_path: Path,
+) -> None:
+    log = Log()
+    log.summary("what came before", "c1")
+    log.compaction_end("c1")
+    for n in range(40):
+        log.user(f"question {n}")
+        log.call(f"c{n}", "read")
+        log.result(f"c{n}", f"answer {n}")
+    path = tmp_path / "root.window.json"
+    keeper = _keeper(path)
+    keeper.window(log.events, len(log.events), "since-compaction", "redacted")
+    keeper.remember(log.events, 0)
+    written, loaded = path.read_bytes(), len(log.events) - 1
+    log.compaction_end("c2")  # no summary of its own in memory: the one kept is looked for further back
+    log.user("after the compaction")
+    events = Touched(log.events)
+    keeper = _keeper(path)
+    keeper.remember(events, loaded)
+    assert events.lowest >= loaded and path.read_bytes() == written
+    keeper = _keeper(path)
+    start = keeper.window(events, len(events), "since-compaction", "redacted")  # a review reads back
+    assert start == window_start(log.events, len(log.events), "since-compaction", "redacted")
+    assert keeper.recounts == 0
+
+
 def test_a_record_that_cannot_be_written_costs_nothing_else(tmp_path: Path) -> None:
     path = tmp_path / "root.window.json"
     path.mkdir()  # in the record's place: the atomic rename fails
