@@ -220,6 +220,8 @@ class TallyKeeper:
     def people_before(self, events: Sequence[SessionEvent], stop: int) -> list[Said]:
         """The person's messages in ``events[:stop]``."""
         tally = self.tally
+        if tally is None:  # the person's messages are the same whatever options the record counted with
+            tally = self.tally = self._record(events, stop, None)
         if tally is None or not tally.fits(events):
             return self._current(events, stop, "full", "redacted").people_before(stop)
         tally.extend(events, stop)  # the messages before ``through`` are kept: nothing to recount

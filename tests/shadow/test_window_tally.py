@@ -174,6 +174,18 @@ def test_a_release_that_would_load_the_logs_earlier_part_writes_nothing(tmp_path
     assert json.loads(path.read_text())["through"] == len(log.events) - 1
 
 
+def test_the_persons_messages_come_from_a_record_counted_with_other_options(tmp_path: Path) -> None:
+    log = _long_log()
+    path = tmp_path / "root.window.json"
+    keeper = _keeper(path)
+    keeper.window(log.events, len(log.events), "since-compaction", "full")
+    keeper.remember(log.events, 0)
+    log.user("one more")
+    keeper = _keeper(path)
+    assert keeper.people_before(log.events, len(log.events)) == people_in(log.events)
+    assert keeper.recounts == 0
+
+
 def test_a_release_whose_new_compaction_would_look_back_into_the_earlier_part_writes_nothing(
     tmp_path: Path,
 ) -> None:
