@@ -300,7 +300,7 @@ class TallyKeeper:
             return
         try:
             write_atomic(self.path, text + "\n")
-        except OSError as exc:
+        except (OSError, UnicodeEncodeError) as exc:  # (a lone surrogate read from a hand-written log)
             _log.debug("window tally %s not written: %s", self.path, exc)
 
 

@@ -223,6 +223,17 @@ def test_a_record_that_cannot_be_written_costs_nothing_else(tmp_path: Path) -> N
     assert path.is_dir() and start == window_start(log.events, len(log.events), "full", "redacted")
 
 
+def test_a_lone_surrogate_read_from_a_hand_written_log_costs_the_record_only(tmp_path: Path) -> None:
+    log = _long_log()
+    log.user("a lone \ud800 read back from a hand-written line")  # UTF-8 cannot write it
+    path = tmp_path / "root.window.json"
+    keeper = _keeper(path)
+    keeper.window(log.events, len(log.events), "full", "redacted")
+    keeper.remember(log.events, 0)
+    keeper = _keeper(path)
+    assert keeper.people_before(log.events, len(log.events)) == people_in(log.events)
+
+
 def test_the_record_round_trips() -> None:
     tally = WindowTally(capture="since-compaction", disclosure="full")
     tally.extend(_long_log(5).events, 15)
