@@ -24,7 +24,7 @@ import json
 import logging
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any, Final
+from typing import Any, Final, overload
 
 import attrs
 
@@ -220,6 +220,8 @@ class TallyKeeper:
     def people_before(self, events: Sequence[SessionEvent], stop: int) -> list[Said]:
         """The person's messages in ``events[:stop]``."""
         tally = self.tally
+        if tally is None:  # the person's messages are the same whatever options the record counted with
+            tally = self.tally = self._record(events, stop, None)
         if tally is None or not tally.fits(events):
             return self._current(events, stop, "full", "redacted").people_before(stop)
         tally.extend(events, stop)  # the messages before ``through`` are kept: nothing to recount
@@ -288,15 +290,45 @@ class TallyKeeper:
             tally = self._record(events, len(events), None, loaded_seq)
         if tally is None or not loaded_seq <= tally.through < len(events) or not tally.fits(events):
             return
-        tally.extend(events, len(events))
+        try:  # a new compaction's kept summary is looked for backwards, maybe past what is in memory
+            tally.extend(_InMemory(events, loaded_seq), len(events))
+        except _Unloaded:
+            return  # the tally is as it was: the next review grows it
         self.tally = tally
         text = tally.to_json(self.root_hash)
         if len(text) > MAX_RECORD // 4:  # characters: up to 4 bytes each
             return
         try:
             write_atomic(self.path, text + "\n")
-        except OSError as exc:
+        except (OSError, UnicodeEncodeError) as exc:  # (a lone surrogate read from a hand-written log)
             _log.debug("window tally %s not written: %s", self.path, exc)
+
+
+class _Unloaded(Exception):
+    """A read before the part of the log in memory."""
+
+
+class _InMemory(Sequence[SessionEvent]):
+    """``events`` as far back as ``low``: a read further back raises
+    :class:`_Unloaded` instead of loading the log's earlier part."""
+
+    def __init__(self, events: Sequence[SessionEvent], low: int) -> None:
+        self._events, self._low = events, low
+
+    def __len__(self) -> int:
+        return len(self._events)
+
+    @overload
+    def __getitem__(self, index: int) -> SessionEvent: ...
+
+    @overload
+    def __getitem__(self, index: slice) -> Sequence[SessionEvent]: ...
+
+    def __getitem__(self, index: Any) -> Any:
+        start = index.indices(len(self._events))[0] if isinstance(index, slice) else index % len(self._events)
+        if start < self._low:
+            raise _Unloaded
+        return self._events[index]
 
 
 __all__ = ["FORMAT", "SUFFIX", "TallyKeeper", "WindowTally"]

@@ -174,6 +174,45 @@ def test_a_release_that_would_load_the_logs_earlier_part_writes_nothing(tmp_path
     assert json.loads(path.read_text())["through"] == len(log.events) - 1
 
 
+def test_the_persons_messages_come_from_a_record_counted_with_other_options(tmp_path: Path) -> None:
+    log = _long_log()
+    path = tmp_path / "root.window.json"
+    keeper = _keeper(path)
+    keeper.window(log.events, len(log.events), "since-compaction", "full")
+    keeper.remember(log.events, 0)
+    log.user("one more")
+    keeper = _keeper(path)
+    assert keeper.people_before(log.events, len(log.events)) == people_in(log.events)
+    assert keeper.recounts == 0
+
+
+def test_a_release_whose_new_compaction_would_look_back_into_the_earlier_part_writes_nothing(
+    tmp_path: Path,
+) -> None:
+    log = Log()
+    log.summary("what came before", "c1")
+    log.compaction_end("c1")
+    for n in range(40):
+        log.user(f"question {n}")
+        log.call(f"c{n}", "read")
+        log.result(f"c{n}", f"answer {n}")
+    path = tmp_path / "root.window.json"
+    keeper = _keeper(path)
+    keeper.window(log.events, len(log.events), "since-compaction", "redacted")
+    keeper.remember(log.events, 0)
+    written, loaded = path.read_bytes(), len(log.events) - 1
+    log.compaction_end("c2")  # no summary of its own in memory: the one kept is looked for further back
+    log.user("after the compaction")
+    events = Touched(log.events)
+    keeper = _keeper(path)
+    keeper.remember(events, loaded)
+    assert events.lowest >= loaded and path.read_bytes() == written
+    keeper = _keeper(path)
+    start = keeper.window(events, len(events), "since-compaction", "redacted")  # a review reads back
+    assert start == window_start(log.events, len(log.events), "since-compaction", "redacted")
+    assert keeper.recounts == 0
+
+
 def test_a_record_that_cannot_be_written_costs_nothing_else(tmp_path: Path) -> None:
     path = tmp_path / "root.window.json"
     path.mkdir()  # in the record's place: the atomic rename fails
@@ -182,6 +221,17 @@ def test_a_record_that_cannot_be_written_costs_nothing_else(tmp_path: Path) -> N
     start = keeper.window(log.events, len(log.events), "full", "redacted")
     keeper.remember(log.events, 0)
     assert path.is_dir() and start == window_start(log.events, len(log.events), "full", "redacted")
+
+
+def test_a_lone_surrogate_read_from_a_hand_written_log_costs_the_record_only(tmp_path: Path) -> None:
+    log = _long_log()
+    log.user("a lone \ud800 read back from a hand-written line")  # UTF-8 cannot write it
+    path = tmp_path / "root.window.json"
+    keeper = _keeper(path)
+    keeper.window(log.events, len(log.events), "full", "redacted")
+    keeper.remember(log.events, 0)
+    keeper = _keeper(path)
+    assert keeper.people_before(log.events, len(log.events)) == people_in(log.events)
 
 
 def test_the_record_round_trips() -> None:
