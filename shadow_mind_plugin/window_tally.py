@@ -37,7 +37,8 @@ from .person_messages import Earlier, Fold, Said, people_in
 from .projection_tail import WindowStart, count_entries, first_entry, kept_entry, newest_boundary
 from .rendered import Entry
 
-#: bump when what the tally counts or how an entry renders changes: older records are then recounted
+#: bump when what the tally counts, how an entry renders or what `checks.people.protect` folds
+#: changes: older records are then recounted
 FORMAT: Final = 1
 SUFFIX: Final = ".window.json"
 #: a record larger than this is not written (the next resume counts the log again)
