@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import gc
 from collections.abc import AsyncIterator, Callable, Mapping
 from typing import TYPE_CHECKING, Any
 
@@ -48,8 +49,17 @@ class LazyAdapter:
     def loaded(self) -> OpenAICompatibleAdapter:
         """The real adapter, built on first use."""
         if self._adapter is None:
-            from .adapter import OpenAICompatibleAdapter
+            # the HTTP stack is built once and kept: collecting while it is
+            # imported walks it again and again for no garbage
+            paused = gc.isenabled()
+            gc.disable()
+            try:
+                from .adapter import OpenAICompatibleAdapter, import_httpcore_without_h2
 
+                import_httpcore_without_h2()  # what the first request would import
+            finally:
+                if paused:
+                    gc.enable()
             self._adapter = OpenAICompatibleAdapter(self._config)
         return self._adapter
 
