@@ -310,3 +310,17 @@ async def _serve_nursery(*, task_status: trio.TaskStatus[trio.Nursery] = trio.TA
     async with trio.open_nursery() as nursery:
         task_status.started(nursery)
         await trio.sleep_forever()
+
+
+async def drain(host: HarnessHost, agent: Any) -> None:
+    """Wait until the agent is idle *and* no plugin background work is running.
+
+    Background work may wake the agent again (a reviewer's follow-up), so the
+    two waits repeat until both hold at once.
+    """
+    while True:
+        await agent.when_idle()
+        await host.wait_background_idle()
+        await trio.lowlevel.checkpoint()
+        if agent.quiescent and not host.background_busy:
+            return

@@ -78,7 +78,7 @@ def test_help_loads_no_runtime(tmp_path: Path) -> None:
 #: the Shadow Mind's stages (built at a report, a turn that used tools or a
 #: control), its definitions, projection, prompt builder, card rendering,
 #: ``/shadow`` command and management tools; nor HTTP/2 (the adapter speaks
-#: HTTP/1.1) or ``importlib.metadata``
+#: HTTP/1.1), anyio (the host runs on trio) or ``importlib.metadata``
 NOT_FOR_RUN = (
     "harness.cli.chat",
     "harness.cli.chat_input",
@@ -110,6 +110,7 @@ NOT_FOR_RUN = (
     "h2",
     "hpack",
     "hyperframe",
+    "anyio",
     "importlib.metadata",
 )
 

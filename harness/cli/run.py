@@ -18,6 +18,7 @@ from hookspecs.protocols import CreateAgentOptions
 from hookspecs.values import AgentOptions, CancelCause, CancelToken, EventTypes, create_user_message
 
 from ..host import HarnessHost, open_host
+from ..host import drain as drain  # its home was here: still importable from here
 from ..llm.routes import parse_route
 from ..profiles import ProfileRow
 from .common import EXIT_BROKEN_PIPE, EXIT_CODES, EXIT_INTERRUPTED, EXIT_USAGE, discard_output, resume_collection
@@ -67,20 +68,6 @@ async def attach_root(
     unsubscribe = host.client.subscribe(lambda item: renderer.client_item(item, host.client.render))
     resume_collection()  # start-up is over: the host, its plugins and the root are built
     return handle, unsubscribe
-
-
-async def drain(host: HarnessHost, agent: Any) -> None:
-    """Wait until the agent is idle *and* no plugin background work is running.
-
-    Background work may wake the agent again (a reviewer's follow-up), so the
-    two waits repeat until both hold at once.
-    """
-    while True:
-        await agent.when_idle()
-        await host.wait_background_idle()
-        await trio.lowlevel.checkpoint()
-        if agent.quiescent and not host.background_busy:
-            return
 
 
 class Halt:

@@ -31,8 +31,8 @@ from typing import Any
 import trio
 
 from harness.agents.agent import LoopAgent
-from harness.cli.run import drain
-from harness.host import HarnessHost
+from harness.cli.common import resume_collection
+from harness.host import HarnessHost, drain
 from harness.profiles import ProfileRow
 
 from .model import Format
@@ -88,6 +88,7 @@ async def review_governed(
             opened.append(host)
             handle = await host.agents.resume(session_id)
             agent = handle.agent
+            resume_collection()  # start-up is over: the host, its plugins and the root are built
             try:
                 with trio.move_on_after(bound_seconds) as bound:
                     append_imported(agent.session, imported.held)

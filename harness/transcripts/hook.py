@@ -181,45 +181,52 @@ def decide(
         # the plugin said no review for any turn, and nothing it read has changed (:mod:`.quiet`)
         seen_now = Seen.of_path(Path(path))
         return {}, {"last_skip": "quiet", "last_reason_code": settled, **(seen_now.to_state() if seen_now else {})}
-    # the importers, the host and the plugins load only now that there is something to decide
-    from .governed import review_governed
-    from .lag import drop_flushed, lagged_note, with_last_message
-    from .record import ImportRecord
-    from .review import run_trio
-    from .workspace import choose_workspace
+    # the importers, the host and the plugins load only now that there is something to decide;
+    # the collector rests while they are built (resumed once the root is attached, as for `run`)
+    from harness.cli.common import pause_collection, resume_collection
 
-    inputs = quiet.snapshot(home, args.profile, patches)
-    record = ImportRecord.from_json(state.get("import"))
-    read = read_new(Path(path), record, home)
-    seen = Seen.of_source(read).to_state()
-    fmt = AGENTS[args.agent]
-    # the transcript may lag the Stop: its final message comes from the input (:mod:`.lag`)
-    flushed = drop_flushed(read, state.get("lagged_message"), fmt, imported_through=record.lines if record else None)
-    source = with_last_message(flushed, hook.get("last_assistant_message"), fmt)
-    composed = load_profile(args, home)
-    rows = composed.rows if composed else ()
-    # the agent's own cwd for this session, never the one the transcript records
-    workspace = choose_workspace(
-        hook.get("cwd"), dsh_home=home, missing="the hook input names no cwd", relative_ok=False
-    )
+    pause_collection()
+    try:
+        from .governed import review_governed
+        from .lag import drop_flushed, lagged_note, with_last_message
+        from .record import ImportRecord
+        from .review import run_trio
+        from .workspace import choose_workspace
 
-    def keep(record: ImportRecord | None) -> None:
-        # saved at once: the session already holds what the record says, even
-        # if the review after it fails
-        save_state(where, {**load_state(where), "import": record.to_json() if record is not None else None})
-
-    outcome = run_trio(
-        lambda: review_governed(
-            source,
-            home=home,
-            rows=rows,
-            record=record,
-            keep=keep,
-            workspace=workspace,
-            format=fmt,
-            bound_seconds=review_bound(args.timeout, deadline),
+        inputs = quiet.snapshot(home, args.profile, patches)
+        record = ImportRecord.from_json(state.get("import"))
+        read = read_new(Path(path), record, home)
+        seen = Seen.of_source(read).to_state()
+        fmt = AGENTS[args.agent]
+        # the transcript may lag the Stop: its final message comes from the input (:mod:`.lag`)
+        flushed = drop_flushed(read, state.get("lagged_message"), fmt, imported_through=record.lines if record else None)
+        source = with_last_message(flushed, hook.get("last_assistant_message"), fmt)
+        composed = load_profile(args, home)
+        rows = composed.rows if composed else ()
+        # the agent's own cwd for this session, never the one the transcript records
+        workspace = choose_workspace(
+            hook.get("cwd"), dsh_home=home, missing="the hook input names no cwd", relative_ok=False
         )
-    )
+
+        def keep(record: ImportRecord | None) -> None:
+            # saved at once: the session already holds what the record says, even
+            # if the review after it fails
+            save_state(where, {**load_state(where), "import": record.to_json() if record is not None else None})
+
+        outcome = run_trio(
+            lambda: review_governed(
+                source,
+                home=home,
+                rows=rows,
+                record=record,
+                keep=keep,
+                workspace=workspace,
+                format=fmt,
+                bound_seconds=review_bound(args.timeout, deadline),
+            )
+        )
+    finally:
+        resume_collection()  # a no-op when the review resumed it
     note: dict[str, Any] = {
         **seen,
         "last_skip": None,

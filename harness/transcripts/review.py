@@ -22,8 +22,7 @@ import trio
 
 from harness.cli.common import single_dsh_error
 from harness.cli.render import message_text
-from harness.cli.run import drain
-from harness.host import HarnessHost, open_host
+from harness.host import HarnessHost, drain, open_host
 from harness.profiles import ProfileRow
 from hookspecs.errors import DshError
 from hookspecs.values import EventTypes

@@ -93,9 +93,14 @@ always closed, shielded, so the connection is released.
 
 from __future__ import annotations
 
-from .adapter import OpenAICompatibleAdapter
+from typing import TYPE_CHECKING, Any
+
 from .config import ModelSpec, OpenAICompatibleConfig, parse_config
 from .plugin import OpenAICompatiblePlugin
+
+if TYPE_CHECKING:
+    from .adapter import OpenAICompatibleAdapter
+
 
 __all__ = [
     "ModelSpec",
@@ -104,3 +109,12 @@ __all__ = [
     "OpenAICompatiblePlugin",
     "parse_config",
 ]
+
+
+def __getattr__(name: str) -> Any:
+    # the adapter (and httpx) loads when named: the plugin itself builds it at the first request
+    if name == "OpenAICompatibleAdapter":
+        from .adapter import OpenAICompatibleAdapter
+
+        return OpenAICompatibleAdapter
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

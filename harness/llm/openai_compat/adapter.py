@@ -305,22 +305,32 @@ class OpenAICompatibleAdapter:
 
 
 def import_httpcore_without_h2() -> None:
-    """Import httpcore (httpx's transport) without its HTTP/2 half.
+    """Import httpcore (httpx's transport) without its HTTP/2 half or anyio.
 
     httpcore imports h2 whenever it is installed (hypercorn, the web server,
     needs it), about a fifth of the HTTP stack's import, for connections this
-    adapter never makes: it speaks HTTP/1.1 (no client sets ``http2``). While
-    httpcore is imported, ``h2`` is hidden (a ``None`` entry in ``sys.modules``
-    makes its import fail; httpcore catches that); the entry is then removed,
-    so h2 imports as usual for whoever needs it later. A no-op once httpcore
-    or h2 is loaded."""
-    if "httpcore" in sys.modules or "h2" in sys.modules:
+    adapter never makes: it speaks HTTP/1.1 (no client sets ``http2``). It
+    imports anyio too (starlette's), for asyncio, where this adapter never
+    runs: the host is trio, and httpcore uses trio's own backend there. While
+    httpcore is imported, both are hidden (a ``None`` entry in ``sys.modules``
+    makes their import fail; httpcore catches that, as when they are not
+    installed); the entries are then removed, so they import as usual for
+    whoever needs them later. A no-op once httpcore is loaded; a module
+    already loaded is not hidden."""
+    if "httpcore" in sys.modules:
         return
-    sys.modules["h2"] = None  # type: ignore[assignment]
+    hidden = [name for name in _NOT_FOR_HTTPCORE if name not in sys.modules]
+    for name in hidden:
+        sys.modules[name] = None  # type: ignore[assignment]
     try:
         import httpcore  # noqa: F401
     finally:
-        del sys.modules["h2"]
+        for name in hidden:
+            del sys.modules[name]
+
+
+#: what httpcore imports if installed and the adapter never uses (see above)
+_NOT_FOR_HTTPCORE = ("h2", "anyio")
 
 
 def tls_context(url: str, *, trust_env: bool) -> ssl.SSLContext | bool:
