@@ -88,13 +88,16 @@ def pause_collection() -> None:
         _PAUSED = True
 
 
-def resume_collection() -> None:
-    """End :func:`pause_collection`'s pause; what start-up built is frozen, so
-    later collections do not walk it again. A no-op when not paused."""
+def resume_collection(*, freeze: bool = True) -> None:
+    """End :func:`pause_collection`'s pause; what start-up built is frozen
+    (``freeze``), so later collections do not walk it again: only for a
+    command that owns its process, since nothing frozen is ever collected. A
+    no-op when not paused."""
     global _PAUSED
     if _PAUSED:
         _PAUSED = False
-        gc.freeze()
+        if freeze:
+            gc.freeze()
         gc.enable()
 
 

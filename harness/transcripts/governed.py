@@ -88,7 +88,9 @@ async def review_governed(
             opened.append(host)
             handle = await host.agents.resume(session_id)
             agent = handle.agent
-            resume_collection()  # start-up is over: the host, its plugins and the root are built
+            # start-up is over: the host, its plugins and the root are built (not frozen:
+            # the review also runs inside other processes, whose heap is not its to freeze)
+            resume_collection(freeze=False)
             try:
                 with trio.move_on_after(bound_seconds) as bound:
                     append_imported(agent.session, imported.held)

@@ -226,7 +226,7 @@ def decide(
             )
         )
     finally:
-        resume_collection()  # a no-op when the review resumed it
+        resume_collection(freeze=False)  # a no-op when the review resumed it
     note: dict[str, Any] = {
         **seen,
         "last_skip": None,

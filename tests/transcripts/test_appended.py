@@ -223,3 +223,24 @@ def test_the_mirrored_root_takes_in_the_appended_turn_without_refolding_its_hist
             await handle.dispose()
 
     trio.run(main)
+
+
+def test_a_stop_decided_in_process_leaves_the_collector_as_it_found_it(tmp_path: Path) -> None:
+    """The hook rests the collector while it builds its host; when it runs
+    inside another process (a test, an embedding tool) it neither leaves the
+    collector off nor freezes that process's heap (frozen objects are never
+    collected)."""
+    import gc
+
+    from harness.transcripts.hook import decide, hook_parser
+
+    from .reviewer import make_home
+
+    home, profile = make_home(tmp_path, "http://127.0.0.1:9/v1", probability=1e-9)
+    path = _long(tmp_path)
+    args = hook_parser().parse_args(["claude-code", "--profile", str(profile)])
+    hook = {"session_id": "cc-1", "transcript_path": str(path), "cwd": "/nowhere", "stop_hook_active": False}
+    frozen = gc.get_freeze_count()
+    answer, note = decide(args, hook, home)
+    assert answer == {} and note["last_reason_code"] == "NOT_ROLLED"
+    assert gc.isenabled() and gc.get_freeze_count() == frozen
