@@ -35,6 +35,8 @@ _READ: tuple[tuple[str, ...], Any] | None = None
 #: ``importlib.metadata.EntryPoint.pattern``
 _VALUE = re.compile(r"(?P<module>[\w.]+)\s*(:\s*(?P<attr>[\w.]+)\s*)?((?P<extras>\[.*\])\s*)?$")
 _INFO_SUFFIXES = (".dist-info", ".egg-info")
+#: a header line as ``email.feedparser`` reads one: a field name, a colon, its value
+_HEADER = re.compile(r"([\041-\071\073-\176]+):(.*)")
 #: a ``Name`` header only the e-mail parser reads as ``importlib.metadata`` does
 _LEFT_TO_METADATA = "\0"
 
@@ -142,9 +144,10 @@ def _metadata_dirs(entry: str) -> list[tuple[str, str]]:
         low = child.lower()
         if not low.endswith(_INFO_SUFFIXES):
             continue
-        if not child.endswith(_INFO_SUFFIXES):
-            raise Unreadable(f"{child}: named in another case")  # its name would come from its metadata
         normalized = _normalize(low.rpartition(".")[0].partition("-")[0])
+        if os.path.splitext(child)[1] not in _INFO_SUFFIXES or not normalized:
+            # ``PathDistribution._name_from_stem`` names it by none: its name would come from its metadata
+            raise Unreadable(f"{child}: no name in its stem")
         by_name.setdefault(normalized, []).append(os.path.join(entry, child))
     # the first-wins key, ``PathDistribution._normalized_name``, is this grouping key
     return [(path, normalized) for normalized, paths in by_name.items() for path in paths]
@@ -180,17 +183,23 @@ def _parse(text: str, dist: Distribution) -> Iterator[EntryPoint]:
 
 
 def _name_header(text: str) -> str | None:
-    """The first ``Name`` header of an RFC 822 metadata text (e-mail headers
-    end at the first empty line); :data:`_LEFT_TO_METADATA` for a folded or
-    encoded one."""
-    lines = text.splitlines()
+    """The first ``Name`` header of an RFC 822 metadata text as the e-mail
+    parser (``compat32``) gives it: the headers end at the first empty line, a
+    line starting with a blank continues the header before it, the value
+    keeps all but its leading blanks. :data:`_LEFT_TO_METADATA` for a folded
+    or encoded ``Name``, or a line no plain header reads (``From ``, no colon)."""
+    lines = text.split("\n")  # read with universal newlines: the parser's line ends are all "\n"
     for index, line in enumerate(lines):
-        if not line.strip():
+        if not line:
             return None
-        key, sep, value = line.partition(":")
-        if sep and key.strip().lower() == "name" and key == key.rstrip():
+        header = _HEADER.fullmatch(line)
+        if header is None:
+            if line[0] in " \t":
+                continue
+            return _LEFT_TO_METADATA
+        if header[1].lower() == "name":
             following = lines[index + 1] if index + 1 < len(lines) else ""
-            if following[:1] in (" ", "\t") or "=?" in value:
+            if following[:1] in (" ", "\t") or "=?" in header[2]:
                 return _LEFT_TO_METADATA
-            return value.strip()
+            return header[2].lstrip(" \t")
     return None

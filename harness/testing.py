@@ -115,7 +115,7 @@ class HostFactory:
     async def run_turn(
         self, prompt: str, *, script: str = DEFAULT_SCRIPT, rows: Sequence[Row] = (), plugins: Plugins | None = None
     ) -> list[Any]:
-        from harness.cli.run import drain
+        from harness.host import drain
         from hookspecs.values import EventTypes, create_user_message
 
         async with self(script=script, rows=rows, plugins=plugins) as host:

@@ -22,8 +22,7 @@ from typing import Any
 import attrs
 import trio
 
-from harness.cli.run import drain
-from harness.host import open_host
+from harness.host import drain, open_host
 from harness.profiles import ProfileRow
 from harness.transcripts.mirror import MirrorPlugin
 from harness.transcripts.reader import read_source

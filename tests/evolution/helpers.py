@@ -12,8 +12,7 @@ from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import Any
 
-from harness.cli.run import drain
-from harness.host import open_host
+from harness.host import drain, open_host
 from harness.llm.scripted import AdapterPlugin, ScriptedAdapter
 from harness.testing import ROUTE, profile_rows
 from hookspecs import hookimpl

@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 
 from evolution_review_plugin.prompts import review_prompt
-from harness.cli.run import drain
+from harness.host import drain
 from hookspecs.values import EventTypes, create_user_message
 from shadow_mind_plugin.trigger.ledger import is_real_user, last_real_user_seq
 from shadow_mind_plugin.vocabulary import REPORT_SOURCE_KIND

@@ -15,7 +15,7 @@ from typing import Any
 import pytest
 
 from evolution_review_plugin.vocabulary import PLAN_APPLIED
-from harness.cli.run import drain
+from harness.host import drain
 from hookspecs.values import create_user_message
 
 from .helpers import ProcessEventRecorder, evolution_host, interactive_root, reviews, say

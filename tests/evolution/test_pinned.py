@@ -14,7 +14,7 @@ import attrs
 import pytest
 
 from evolution_review_plugin.pinned import ReviewMarks
-from harness.cli.run import drain
+from harness.host import drain
 from hookspecs import hookimpl
 from hookspecs.values import EventTypes, SessionEvent, create_user_message, message_to_json
 

@@ -19,7 +19,7 @@ from evolution_review_plugin.skills_store import FileSkillLibrary
 from evolution_review_plugin.staged_command import staged_verb
 from evolution_review_plugin.staging import SkillStaging
 from evolution_review_plugin.vocabulary import PLAN_APPLIED, SKILL_MUTATED
-from harness.cli.run import drain
+from harness.host import drain
 from hookspecs.errors import DshError
 from hookspecs.values import create_user_message
 

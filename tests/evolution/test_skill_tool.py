@@ -116,7 +116,7 @@ class Answerer:
 
 @pytest.mark.parametrize("outcome", ["allowed-once", "rejected"])
 async def test_interactive_sessions_ask_before_a_skill_write(dsh_home: Path, dsh_workspace: Path, outcome: str) -> None:
-    from harness.cli.run import drain
+    from harness.host import drain
     from hookspecs.values import create_user_message
 
     script = calls_script("skill, arguments: {action: list}", "skill, arguments: {action: write, name: notes, content: hi}")

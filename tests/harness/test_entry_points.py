@@ -87,3 +87,35 @@ def test_a_header_only_the_mail_parser_reads_is_left_to_it(fake_distribution: An
     (theirs,) = [ep for ep in metadata.entry_points(group="dsh.plugins") if ep.name == "folded"]
     assert ours.dist.name == theirs.dist.name
     assert ours.load is not None and ours.module == theirs.module and ours.attr == theirs.attr
+
+
+@pytest.mark.parametrize(
+    "metadata_text",
+    [
+        "Metadata-Version: 2.1\nName: spaced-demo  \nVersion: 0.1\n",  # the mail parser keeps trailing blanks
+        "Metadata-Version: 2.1\n \nName: blank-line-demo\n",  # a blank-only line continues a header
+        "Metadata-Version: 2.1\n Name: continued-demo\nName: real-demo\n",  # a continuation, not a header
+        "Metadata-Version: 2.1\nSummary without a colon\nName: body-demo\n",  # the headers ended before it
+    ],
+    ids=["trailing-blanks", "blank-only-line", "continuation", "after-the-headers"],
+)
+def test_a_name_header_reads_as_the_mail_parser_reads_it(fake_distribution: Any, metadata_text: str) -> None:
+    root = fake_distribution("header-demo", plugins={"header": "header_pkg:P"})
+    (meta,) = root.glob("*.dist-info/METADATA")
+    meta.write_text(metadata_text, encoding="utf-8")
+    (ours,) = [ep for ep in entry_points("dsh.plugins") if ep.name == "header"]
+    (theirs,) = [ep for ep in metadata.entry_points(group="dsh.plugins") if ep.name == "header"]
+    assert ours.dist.name == theirs.dist.name
+
+
+@pytest.mark.parametrize("stem", ["-0.1", "."])
+def test_a_directory_its_stem_names_no_distribution_is_named_by_its_metadata(fake_distribution: Any, stem: str) -> None:
+    """``importlib.metadata`` tells such a directory's distribution by its
+    ``Name`` header, not its stem: of two with one name, the later on the path is left out."""
+    root = fake_distribution("stemless-demo", plugins={"stemless-1": "stemless_pkg:P"})
+    (first,) = root.glob("*.dist-info")
+    second = fake_distribution("other-demo", plugins={"stemless-2": "stemless_pkg:P"})
+    (other,) = second.glob("*.dist-info")
+    (other / "METADATA").write_text((first / "METADATA").read_text(encoding="utf-8"), encoding="utf-8")
+    other.rename(second / f"{stem}.dist-info")
+    assert _listed(entry_points("dsh.plugins")) == _listed(metadata.entry_points(group="dsh.plugins"))

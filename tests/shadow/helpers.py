@@ -8,8 +8,7 @@ from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import Any
 
-from harness.cli.run import drain
-from harness.host import HarnessHost, open_host
+from harness.host import HarnessHost, drain, open_host
 from harness.llm.scripted import ScriptedAdapter
 from harness.profiles import ProfileRow
 from hookspecs.protocols import CreateAgentOptions

@@ -8,6 +8,7 @@ complete behaviour.
 from __future__ import annotations
 
 import functools
+import importlib
 import json
 import logging
 import os
@@ -16,6 +17,7 @@ import ssl
 import sys
 import time
 from collections.abc import AsyncIterator, Awaitable, Callable, Mapping
+from typing import Any
 
 import httpx
 import trio
@@ -305,23 +307,22 @@ class OpenAICompatibleAdapter:
 
 
 def import_httpcore_without_h2() -> None:
-    """Import httpcore (httpx's transport) without its HTTP/2 half or anyio.
-
+    """Import httpcore (httpx's transport) without its HTTP/2 half or anyio:
     httpcore imports h2 whenever it is installed (hypercorn, the web server,
     needs it), about a fifth of the HTTP stack's import, for connections this
     adapter never makes: it speaks HTTP/1.1 (no client sets ``http2``). It
     imports anyio too (starlette's), for asyncio, where this adapter never
     runs: the host is trio, and httpcore uses trio's own backend there. While
-    httpcore is imported, both are hidden (a ``None`` entry in ``sys.modules``
-    makes their import fail; httpcore catches that, as when they are not
-    installed); the entries are then removed, so they import as usual for
-    whoever needs them later. A no-op once httpcore is loaded; a module
-    already loaded is not hidden."""
+    httpcore is imported, h2 is hidden (a ``None`` entry in ``sys.modules``:
+    httpcore takes it as not installed, and imports it for a connection that
+    negotiates HTTP/2) and anyio stood in for (httpcore keeps what it got; an
+    embedding tool's httpx under asyncio needs it); the entries are removed
+    after. A no-op once httpcore is loaded; a module loaded is not hidden."""
     if "httpcore" in sys.modules:
         return
     hidden = [name for name in _NOT_FOR_HTTPCORE if name not in sys.modules]
     for name in hidden:
-        sys.modules[name] = None  # type: ignore[assignment]
+        sys.modules[name] = _ImportedAtFirstUse(name) if name == "anyio" else None  # type: ignore[assignment]
     try:
         import httpcore  # noqa: F401
     finally:
@@ -331,6 +332,16 @@ def import_httpcore_without_h2() -> None:
 
 #: what httpcore imports if installed and the adapter never uses (see above)
 _NOT_FOR_HTTPCORE = ("h2", "anyio")
+
+
+class _ImportedAtFirstUse:
+    """Stands for a module in its importer's namespace: imported at the first attribute asked for."""
+
+    def __init__(self, name: str) -> None:
+        self._name = name
+
+    def __getattr__(self, attr: str) -> Any:
+        return getattr(importlib.import_module(self._name), attr)
 
 
 def tls_context(url: str, *, trust_env: bool) -> ssl.SSLContext | bool:
