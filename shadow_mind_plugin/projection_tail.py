@@ -98,16 +98,34 @@ def kept_entry(events: Sequence[SessionEvent], boundary: int, disclosure: Disclo
     return Entry(events[kept].seq, text, events[kept].type) if kept is not None and text else None
 
 
+#: the window start of no events
+NO_EVENTS: Final = WindowStart(floor=0, kept=None, first=None, count=0)
+
+
+def grown(
+    start: WindowStart,
+    events: Sequence[SessionEvent],
+    low: int,
+    stop: int,
+    capture: Capture,
+    disclosure: Disclosure,
+) -> WindowStart:
+    """``start`` (the window start of ``events[:low]``) grown to ``events[:stop]``:
+    only the events from ``low`` on are read, but for a new compaction's kept summary."""
+    floor, kept, first, count = start.floor, start.kept, start.first, start.count
+    if capture == "since-compaction":
+        boundary = newest_boundary(events, stop, low)
+        if boundary is not None:  # a new window opens there
+            floor, kept, first, count, low = boundary, kept_entry(events, boundary, disclosure), None, 0, boundary
+    added = count_entries(events[low:stop])
+    if first is None and added:
+        first = first_entry(events, low, stop, disclosure)
+    return WindowStart(floor=floor, kept=kept, first=first, count=count + added)
+
+
 def window_start(events: Sequence[SessionEvent], stop: int, capture: Capture, disclosure: Disclosure) -> WindowStart:
     """The :class:`WindowStart` of ``events[:stop]``, counted over the whole window."""
-    floor, kept = 0, None
-    if capture == "since-compaction":
-        boundary = newest_boundary(events, stop)
-        if boundary is not None:
-            floor, kept = boundary, kept_entry(events, boundary, disclosure)
-    count = count_entries(events[floor:stop])
-    first = first_entry(events, floor, stop, disclosure) if count else None
-    return WindowStart(floor=floor, kept=kept, first=first, count=count)
+    return grown(NO_EVENTS, events, 0, stop, capture, disclosure)
 
 
 def newest_index(

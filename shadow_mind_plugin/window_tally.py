@@ -34,7 +34,7 @@ from hookspecs.values import SessionEvent
 from .definitions.files import read_home_file
 from .event_render import Capture, Disclosure
 from .person_messages import Earlier, Fold, Said, people_in
-from .projection_tail import WindowStart, count_entries, first_entry, kept_entry, newest_boundary
+from .projection_tail import WindowStart, grown
 from .rendered import Entry
 
 #: bump when what the tally counts, how an entry renders or what `checks.people.protect` folds
@@ -81,16 +81,8 @@ class WindowTally:
         low = self.through + 1
         if stop <= low:
             return
-        start = low
-        if self.capture == "since-compaction":
-            boundary = newest_boundary(events, stop, low)
-            if boundary is not None:  # a new window opens there
-                self.floor, self.kept = boundary, kept_entry(events, boundary, self.disclosure)
-                self.first, self.count, start = None, 0, boundary
-        added = count_entries(events[start:stop])
-        if self.first is None and added:
-            self.first = first_entry(events, start, stop, self.disclosure)
-        self.count += added
+        window = grown(self.start(), events, low, stop, self.capture, self.disclosure)
+        self.floor, self.kept, self.first, self.count = window.floor, window.kept, window.first, window.count
         self.people.extend(people_in(events[low:stop]))
         self.through, self.time = stop - 1, events[stop - 1].time
 
