@@ -5,6 +5,11 @@ by side with ``python -c pass`` in one run, interleaved rep by rep, medians
 compared:
 
 * ``python -c pass``: the interpreter's own start, the unit of the ratios;
+* the libraries alone: ``python -c`` importing what ``harness run`` cannot
+  start without (trio, attrs, cattrs, pluggy, ruamel.yaml, h11), then
+  ``os._exit(0)`` as the killed ``run`` sample has no teardown either. Not a
+  target: it shows how much of ``run``'s ratio is the libraries' own import
+  and how much is this project's code and work;
 * ``harness --help``: parse the arguments, print the usage, exit;
 * ``harness run`` to its first model request: a one-prompt ``harness run``
   (``--json``) with a profile that routes the root agent to an
@@ -54,6 +59,8 @@ from tests.harness.openai import shapes  # noqa: E402
 from tests.harness.openai.server import Reply, ScriptedServer  # noqa: E402
 
 KEY_ENV = "BENCH_STARTUP_KEY"
+#: what ``harness run`` imports from other projects before its first request
+LIBRARIES = "import os, trio, attrs, cattrs, pluggy, ruamel.yaml, h11; os._exit(0)"
 TARGET = 8.0
 PROFILE = """
 - id: local
@@ -155,6 +162,7 @@ async def measure(args: argparse.Namespace) -> list[tuple[str, Row]]:
             run = [*harness, "run", "--profile", str(profile), "--cwd", str(work), "--json", "hi"]
             rows = [
                 Row("python -c pass", [sys.executable, "-c", "pass"]),
+                Row("the libraries alone (import, no work)", [sys.executable, "-c", LIBRARIES]),
                 Row("harness --help", [*harness, "--help"]),
                 Row("harness run, to its first model request", run, until_request=True),
                 Row("harness run, whole", run),
