@@ -80,7 +80,8 @@ def test_help_loads_no_runtime(tmp_path: Path) -> None:
 #: ``/shadow`` command and management tools; nor HTTP/2 (the adapter speaks
 #: HTTP/1.1), anyio (the host runs on trio) or ``importlib.metadata``; nor
 #: httpx and what it loaded (the adapter has its own client, on h11), nor a CA
-#: bundle for a plain-http endpoint
+#: bundle for a plain-http endpoint, nor the e-mail date parser (for a
+#: ``Retry-After`` date only)
 NOT_FOR_RUN = (
     "harness.cli.chat",
     "harness.cli.chat_input",
@@ -119,6 +120,7 @@ NOT_FOR_RUN = (
     "http.client",
     "urllib.request",
     "certifi",
+    "email",
 )
 
 

@@ -28,7 +28,7 @@ from __future__ import annotations
 
 import os
 import zlib
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING
 
 import h11
@@ -116,23 +116,24 @@ class _Connection:
 
 class Client:
     """Sends requests; see the module docs. ``headers`` go on every request
-    (the request's own win); ``verify`` is the TLS context (None: certifi's
-    bundle, or ``SSL_CERT_FILE``/``SSL_CERT_DIR`` with ``trust_env``);
-    ``trust_env`` also takes proxies from the environment; ``connect``
-    replaces the network (tests)."""
+    (the request's own win); ``verify`` makes the TLS context, called at the
+    first TLS connection (None: certifi's bundle, or ``SSL_CERT_FILE`` /
+    ``SSL_CERT_DIR`` with ``trust_env``); ``trust_env`` also takes proxies
+    from the environment; ``connect`` replaces the network (tests)."""
 
     def __init__(
         self,
         *,
         connect_timeout: float | None = None,
         headers: Mapping[str, str] | None = None,
-        verify: ssl.SSLContext | None = None,
+        verify: Callable[[], ssl.SSLContext | None] | None = None,
         trust_env: bool = True,
         connect: Connect | None = None,
     ) -> None:
         self._connect_timeout = connect_timeout
         self._headers = {k.lower(): v for k, v in (headers or {}).items()}
         self._verify = verify
+        self._context: ssl.SSLContext | None = None
         self._trust_env = trust_env
         self._connect = connect
         self._idle: dict[_Key, list[_Connection]] = {}
@@ -191,10 +192,11 @@ class Client:
         raise ConnectTimeout(f"no connection within {self._connect_timeout:g}s")
 
     def _tls(self) -> ssl.SSLContext:
-        if self._verify is None:
-            self._verify = default_tls_context(trust_env=self._trust_env)
-        self._verify.set_alpn_protocols(["http/1.1"])
-        return self._verify
+        if self._context is None:
+            context = self._verify() if self._verify is not None else None
+            self._context = context or default_tls_context(trust_env=self._trust_env)
+            self._context.set_alpn_protocols(["http/1.1"])
+        return self._context
 
     async def _take_idle(self, key: _Key) -> _Connection | None:
         conns = self._idle.get(key)

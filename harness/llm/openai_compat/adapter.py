@@ -12,9 +12,9 @@ import json
 import logging
 import os
 import random
-import ssl
 import time
 from collections.abc import AsyncIterator, Awaitable, Callable, Mapping
+from typing import TYPE_CHECKING
 
 import trio
 
@@ -39,6 +39,9 @@ from .retry import RetryPolicy, retry_delay
 from .sse import LineTooLong, SseDecoder
 from .stream import DeltaAssembler
 from .wire import build_body, resolve_effort
+
+if TYPE_CHECKING:
+    import ssl
 
 log = logging.getLogger(__name__)
 
@@ -289,11 +292,10 @@ class OpenAICompatibleAdapter:
         # Kept connections belong to one trio run; a new run gets a new client.
         run = trio.lowlevel.current_trio_token()
         if self._client is None or self._client_run is not run:
-            verify = tls_context(self._config.chat_url, trust_env=self._trust_env)
             self._client = http1.Client(
                 connect_timeout=self._config.connect_timeout_seconds,
                 headers={"user-agent": USER_AGENT},
-                verify=verify if isinstance(verify, ssl.SSLContext) else None,
+                verify=functools.partial(_tls_context_or_default, self._config.chat_url, self._trust_env),
                 trust_env=self._trust_env,
                 connect=self._connect,
             )
@@ -302,7 +304,8 @@ class OpenAICompatibleAdapter:
 
 
 def tls_context(url: str, *, trust_env: bool) -> ssl.SSLContext | bool:
-    """What the client verifies TLS with: the default (True) for an ``https``
+    """What the client verifies TLS with (asked at its first TLS connection,
+    never for plain ``http``): the default (True) for an ``https``
     endpoint, or a context with no trusted certificate for a plain ``http``
     one (a local server), which never speaks TLS: loading the CA bundle costs
     several times the interpreter's start, and a context that trusts nothing
@@ -315,7 +318,15 @@ def tls_context(url: str, *, trust_env: bool) -> ssl.SSLContext | bool:
         for name in ("HTTP_PROXY", "http_proxy", "ALL_PROXY", "all_proxy")
     ):
         return True
+    import ssl
+
     return ssl.SSLContext(ssl.PROTOCOL_TLS_CLIENT)  # verifies hostnames and certificates, trusts none
+
+
+def _tls_context_or_default(url: str, trust_env: bool) -> ssl.SSLContext | None:
+    # called by the client at its first TLS connection only (None: its default)
+    context = tls_context(url, trust_env=trust_env)
+    return None if isinstance(context, bool) else context
 
 
 def _final(error: LlmError, retries: int, *, note: str | None = None) -> LlmError:
