@@ -235,6 +235,7 @@ def test_a_proxy_url_without_credentials_sends_no_authorization() -> None:
     assert found is not None and found.headers == ()
 
 
-def test_an_unsupported_proxy_scheme_is_refused() -> None:
-    with pytest.raises(UnsupportedURL):
-        environment_proxy(HTTPS, {"ALL_PROXY": "socks5h://proxy:1080"})
+def test_an_unsupported_proxy_scheme_is_refused_without_its_password() -> None:
+    with pytest.raises(UnsupportedURL) as info:
+        environment_proxy(HTTPS, {"ALL_PROXY": "socks5h://user:hunter2@proxy:1080"})
+    assert "hunter2" not in str(info.value) and "socks5h://proxy:1080" in str(info.value)
