@@ -251,13 +251,17 @@ async def _tunnel(stream: trio.abc.Stream, origin: Origin, proxy: Proxy) -> None
 
 def default_tls_context(*, trust_env: bool) -> ssl.SSLContext:
     """What httpx verified with: ``SSL_CERT_FILE`` / ``SSL_CERT_DIR`` when
-    ``trust_env``, else certifi's bundle; hostnames checked."""
+    ``trust_env``, else certifi's bundle; hostnames checked. A bundle that
+    does not load is an ``HttpError`` (not retried) naming it."""
     import ssl
 
-    if trust_env and os.environ.get("SSL_CERT_FILE"):
-        return ssl.create_default_context(cafile=os.environ["SSL_CERT_FILE"])
-    if trust_env and os.environ.get("SSL_CERT_DIR"):
-        return ssl.create_default_context(capath=os.environ["SSL_CERT_DIR"])
-    import certifi
+    cafile = os.environ.get("SSL_CERT_FILE") if trust_env else None
+    capath = os.environ.get("SSL_CERT_DIR") if trust_env and not cafile else None
+    if not cafile and not capath:
+        import certifi
 
-    return ssl.create_default_context(cafile=certifi.where())
+        cafile = certifi.where()
+    try:
+        return ssl.create_default_context(cafile=cafile or None, capath=capath or None)
+    except OSError as exc:  # ssl.SSLError included
+        raise HttpError(f"the CA certificates at {cafile or capath} do not load: {exc}") from None

@@ -239,3 +239,13 @@ def test_an_unsupported_proxy_scheme_is_refused_without_its_password() -> None:
     with pytest.raises(UnsupportedURL) as info:
         environment_proxy(HTTPS, {"ALL_PROXY": "socks5h://user:hunter2@proxy:1080"})
     assert "hunter2" not in str(info.value) and "socks5h://proxy:1080" in str(info.value)
+
+
+async def test_a_ca_file_that_does_not_load_is_an_error_not_retried(
+    env: pytest.MonkeyPatch, nursery: trio.Nursery, server_tls: ssl.SSLContext, tmp_path: Path
+) -> None:
+    server = await started(nursery, server_tls)
+    env.setenv("SSL_CERT_FILE", str(tmp_path / "missing.pem"))
+    _, error = await outcome(adapter(server.base_url, max_retries=2))
+    assert error is not None and (error.code, error.retryable) == ("CONNECTION_ERROR", False)
+    assert "do not load" in error.message and server.requests == []
