@@ -9,8 +9,8 @@ flattered the ratio.) The server answers every request with the same ~1 MB
 SSE answer of realistic DeepSeek-shaped text deltas; per repetition, in
 alternating order, the client process times:
 
-* raw: ``httpx.AsyncClient.stream("POST", ...)`` + ``aiter_bytes()`` -- reads
-  the bytes and nothing else;
+* raw: the adapter's own HTTP client, ``harness.llm.http1.Client.send("POST",
+  ...)`` + ``aiter_bytes()`` -- reads the bytes and nothing else;
 * adapter: ``OpenAICompatibleAdapter.stream(...)`` until the finish chunk --
   the same request and bytes, parsed into stream chunks.
 
@@ -33,13 +33,13 @@ import time
 from collections.abc import Awaitable, Callable
 from pathlib import Path
 
-import httpx
 import trio
 
 ROOT = Path(__file__).resolve().parents[1]
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
+from harness.llm import http1  # noqa: E402
 from harness.llm.openai_compat import OpenAICompatibleAdapter, parse_config  # noqa: E402
 from hookspecs.values.cancel import CancelToken  # noqa: E402
 from hookspecs.values.llm import LlmRequest  # noqa: E402
@@ -83,11 +83,15 @@ def pack(events: list[bytes], size: int) -> list[bytes]:
 Sample = tuple[float, float]  # wall, client CPU
 
 
-async def time_raw(client: httpx.AsyncClient, url: str) -> Sample:
+async def time_raw(client: http1.Client, url: str) -> Sample:
     wall, cpu = time.perf_counter(), time.process_time()
-    async with client.stream("POST", url + "/chat/completions", json={"model": "m", "stream": True}) as response:
+    headers = {"content-type": "application/json"}
+    response = await client.send("POST", url + "/chat/completions", headers=headers, content=b'{"model": "m", "stream": true}')
+    try:
         async for _block in response.aiter_bytes():
             pass
+    finally:
+        await response.aclose()
     return time.perf_counter() - wall, time.process_time() - cpu
 
 
@@ -155,24 +159,25 @@ async def run(repetitions: int, target: int) -> dict[str, float]:
         proc, url = start_server(name, target)
         try:
             adapter = OpenAICompatibleAdapter(parse_config({"provider": "bench", "base_url": url}), trust_env=False)
-            async with httpx.AsyncClient(trust_env=False, timeout=None) as client:
-                sides: list[Callable[[], Awaitable[Sample]]] = [
-                    functools.partial(time_raw, client, url),
-                    functools.partial(time_adapter, adapter, request),
-                ]
-                for side in sides:  # warm up both paths (connections, imports, caches)
-                    await side()
-                samples: list[list[Sample]] = [[], []]
-                for rep in range(repetitions):
-                    for k in (0, 1) if rep % 2 == 0 else (1, 0):
-                        samples[k].append(await sides[k]())
+            client = http1.Client(trust_env=False)
+            sides: list[Callable[[], Awaitable[Sample]]] = [
+                functools.partial(time_raw, client, url),
+                functools.partial(time_adapter, adapter, request),
+            ]
+            for side in sides:  # warm up both paths (connections, imports, caches)
+                await side()
+            samples: list[list[Sample]] = [[], []]
+            for rep in range(repetitions):
+                for k in (0, 1) if rep % 2 == 0 else (1, 0):
+                    samples[k].append(await sides[k]())
+            await client.aclose()
             await adapter.aclose()
         finally:
             stop_server(proc)
         raw, ours = samples
         ratios[name] = median_of(ours, 0) / median_of(raw, 0)
         print(
-            f"{name:>9}: raw httpx {median_of(raw, 0) * 1000:7.1f} ms (cpu {median_of(raw, 1) * 1000:6.1f} ms) | "
+            f"{name:>9}: raw client {median_of(raw, 0) * 1000:7.1f} ms (cpu {median_of(raw, 1) * 1000:6.1f} ms) | "
             f"adapter {median_of(ours, 0) * 1000:7.1f} ms (cpu {median_of(ours, 1) * 1000:6.1f} ms) | "
             f"ratio {ratios[name]:.2f}x (cpu {median_of(ours, 1) / median_of(raw, 1):.2f}x)"
         )

@@ -47,6 +47,7 @@ HEAVY = (
     "harness.host",
     "harness.llm.openai_compat",
     "httpx",
+    "h11",
     "starlette",
     "hypercorn",
 )

@@ -78,7 +78,10 @@ def test_help_loads_no_runtime(tmp_path: Path) -> None:
 #: the Shadow Mind's stages (built at a report, a turn that used tools or a
 #: control), its definitions, projection, prompt builder, card rendering,
 #: ``/shadow`` command and management tools; nor HTTP/2 (the adapter speaks
-#: HTTP/1.1), anyio (the host runs on trio) or ``importlib.metadata``
+#: HTTP/1.1), anyio (the host runs on trio) or ``importlib.metadata``; nor
+#: httpx and what it loaded (the adapter has its own client, on h11), nor a CA
+#: bundle for a plain-http endpoint, nor the e-mail date parser (for a
+#: ``Retry-After`` date only)
 NOT_FOR_RUN = (
     "harness.cli.chat",
     "harness.cli.chat_input",
@@ -112,6 +115,12 @@ NOT_FOR_RUN = (
     "hyperframe",
     "anyio",
     "importlib.metadata",
+    "httpx",
+    "httpcore",
+    "http.client",
+    "urllib.request",
+    "certifi",
+    "email",
 )
 
 

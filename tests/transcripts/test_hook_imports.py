@@ -47,6 +47,8 @@ def test_an_unchanged_transcript_imports_nothing_heavy(tmp_path: Path) -> None:
 #: command module, the chat or the web stack
 NOT_FOR_A_ROLL = (
     "harness.llm.openai_compat.adapter",
+    "harness.llm.http1",
+    "harness.llm.http1_transport",
     "httpx",
     "httpcore",
     "h11",

@@ -112,7 +112,7 @@ __all__ = [
 
 
 def __getattr__(name: str) -> Any:
-    # the adapter (and httpx) loads when named: the plugin itself builds it at the first request
+    # the adapter (and its HTTP client) loads when named: the plugin itself builds it at the first request
     if name == "OpenAICompatibleAdapter":
         from .adapter import OpenAICompatibleAdapter
 

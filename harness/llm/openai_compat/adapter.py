@@ -8,18 +8,14 @@ complete behaviour.
 from __future__ import annotations
 
 import functools
-import importlib
 import json
 import logging
 import os
 import random
-import ssl
-import sys
 import time
 from collections.abc import AsyncIterator, Awaitable, Callable, Mapping
-from typing import Any
+from typing import TYPE_CHECKING
 
-import httpx
 import trio
 
 from hookspecs.errors import LlmError
@@ -27,6 +23,7 @@ from hookspecs.secrets_detect import register_secret
 from hookspecs.values.cancel import CancelToken
 from hookspecs.values.llm import LlmRequest, ModelInfo, RetryNotice, StreamChunk
 
+from .. import http1
 from .config import OpenAICompatibleConfig
 from .failures import (
     MAX_ERROR_BODY,
@@ -42,6 +39,9 @@ from .retry import RetryPolicy, retry_delay
 from .sse import LineTooLong, SseDecoder
 from .stream import DeltaAssembler
 from .wire import build_body, resolve_effort
+
+if TYPE_CHECKING:
+    import ssl
 
 log = logging.getLogger(__name__)
 
@@ -59,10 +59,11 @@ class OpenAICompatibleAdapter:
 
     ``environ`` is where ``api_key_env`` is looked up (read per request, so a
     rotated key is picked up). ``sleep`` and ``rng`` drive the backoff (tests
-    inject them). ``trust_env`` is httpx's: proxies and certificates from the
-    environment; ``transport`` replaces the network (``httpx.MockTransport`` in
-    tests that run on trio's MockClock). One ``httpx.AsyncClient`` is kept per
-    trio run for connection reuse; :meth:`aclose` closes it.
+    inject them). ``trust_env``: proxies and certificates from the environment
+    (see :mod:`harness.llm.http1_transport`); ``connect`` replaces the network
+    (a trio stream per connection, for tests on trio's MockClock). One
+    :class:`harness.llm.http1.Client` is kept per trio run for connection
+    reuse; :meth:`aclose` closes it.
     """
 
     def __init__(
@@ -73,19 +74,19 @@ class OpenAICompatibleAdapter:
         sleep: Sleep = trio.sleep,
         rng: random.Random | None = None,
         trust_env: bool = True,
-        transport: httpx.AsyncBaseTransport | None = None,
+        connect: http1.Connect | None = None,
     ) -> None:
         self._config = config
         self._environ = environ
         self._sleep = sleep
         self._rng = rng or random.Random()
         self._trust_env = trust_env
-        self._transport = transport
+        self._connect = connect
         self._policy = RetryPolicy(
             max_retries=config.max_retries, base_seconds=config.retry_base_seconds, max_seconds=config.retry_max_seconds
         )
         self._models = tuple(spec.info() for spec in config.models)
-        self._client: httpx.AsyncClient | None = None
+        self._client: http1.Client | None = None
         self._client_run: object = None
 
     @property
@@ -119,18 +120,18 @@ class OpenAICompatibleAdapter:
         except ValueError as exc:
             raise LlmError(f"{self.provider}: request is not valid JSON: {exc}", code="INVALID_REQUEST") from None
         client = self._http()
-        http_request = client.build_request("POST", config.chat_url, content=content, headers=self._headers(secret))
+        send = functools.partial(client.send, "POST", config.chat_url, headers=self._headers(secret), content=content)
         guard = Guard(trio.current_time() + config.request_timeout_seconds, cancel)
         retries = 0
         try:
             while True:
                 yielded = False
-                response: httpx.Response | None = None
+                response: http1.Response | None = None
                 try:
-                    response = await self._send(client, http_request, guard, clean)
+                    response = await self._send(send, guard, clean)
                     assembler = DeltaAssembler(self.provider, request_id=request_id(response.headers, clean=clean), clean=clean)
                     decoder = SseDecoder()
-                    blocks = _body(response)
+                    blocks = response.aiter_bytes()
                     while not assembler.done:
                         block = await self._next_block(blocks, guard, clean, assembler.request_id)
                         if block is None:
@@ -187,12 +188,12 @@ class OpenAICompatibleAdapter:
     # --- one attempt ----------------------------------------------------------------------
 
     async def _send(
-        self, client: httpx.AsyncClient, request: httpx.Request, guard: Guard, clean: Callable[[str], str]
-    ) -> httpx.Response:
+        self, send: Callable[[], Awaitable[http1.Response]], guard: Guard, clean: Callable[[str], str]
+    ) -> http1.Response:
         """Send and check the status; a non-stream answer becomes an ``LlmError``."""
         try:
-            response = await guard.run(functools.partial(client.send, request, stream=True))
-        except httpx.HTTPError as exc:  # TransportError (retried) or a client-side protocol problem
+            response = await guard.run(send)
+        except http1.HttpError as exc:  # TransportError (retried) or a request the client refuses
             raise transport_error(self.provider, exc, clean=clean, during="before a response") from None
         try:
             if not 200 <= response.status_code < 300:
@@ -217,7 +218,7 @@ class OpenAICompatibleAdapter:
             raise
         return response
 
-    async def _read_capped(self, response: httpx.Response, guard: Guard, clean: Callable[[str], str]) -> bytes:
+    async def _read_capped(self, response: http1.Response, guard: Guard, clean: Callable[[str], str]) -> bytes:
         async def read() -> bytes:
             parts: list[bytes] = []
             size = 0
@@ -230,7 +231,7 @@ class OpenAICompatibleAdapter:
 
         try:
             return await guard.run(read)
-        except httpx.HTTPError:
+        except http1.HttpError:
             return b""  # the status alone still says what failed
 
     async def _next_block(
@@ -238,13 +239,13 @@ class OpenAICompatibleAdapter:
     ) -> bytes | None:
         try:
             return await guard.run(functools.partial(anext, blocks, None))
-        except httpx.DecodingError as exc:  # a corrupt compressed body
+        except http1.DecodingError as exc:  # a corrupt compressed body
             raise LlmError(
                 f"{self.provider}: malformed stream: {type(exc).__name__}: {clean(str(exc))}",
                 code="MALFORMED_STREAM",
                 request_id=request_id,
             ) from None
-        except httpx.HTTPError as exc:
+        except http1.HttpError as exc:
             raise interrupted_error(self.provider, exc, clean=clean, request_id=request_id) from None
 
     async def _drain(self, blocks: AsyncIterator[bytes], guard: Guard) -> None:
@@ -258,7 +259,7 @@ class OpenAICompatibleAdapter:
 
         try:
             await guard.run(drain)
-        except (httpx.HTTPError, TimedOut):
+        except (http1.HttpError, TimedOut):
             pass
 
     # --- helpers --------------------------------------------------------------------------
@@ -279,73 +280,32 @@ class OpenAICompatibleAdapter:
         return value
 
     def _headers(self, secret: str | None) -> dict[str, str]:
-        # identity: a compressed event stream is buffered by the compressor, and
-        # undecoded bytes let the read path skip httpx's decoder layers.
+        # identity: a compressed event stream is buffered by the compressor (a
+        # server that compresses anyway is decoded).
         headers = {"content-type": "application/json", "accept": "text/event-stream", "accept-encoding": "identity"}
         headers.update(self._config.extra_headers)
         if secret is not None:
             headers["authorization"] = f"Bearer {secret}"
         return headers
 
-    def _http(self) -> httpx.AsyncClient:
-        # Pooled connections belong to one trio run; a new run gets a new client.
+    def _http(self) -> http1.Client:
+        # Kept connections belong to one trio run; a new run gets a new client.
         run = trio.lowlevel.current_trio_token()
         if self._client is None or self._client_run is not run:
-            import_httpcore_without_h2()
-            self._client = httpx.AsyncClient(
-                timeout=httpx.Timeout(
-                    None, connect=self._config.connect_timeout_seconds, pool=self._config.connect_timeout_seconds
-                ),
+            self._client = http1.Client(
+                connect_timeout=self._config.connect_timeout_seconds,
                 headers={"user-agent": USER_AGENT},
-                follow_redirects=False,
+                verify=functools.partial(_tls_context_or_default, self._config.chat_url, self._trust_env),
                 trust_env=self._trust_env,
-                transport=self._transport,
-                verify=tls_context(self._config.chat_url, trust_env=self._trust_env),
+                connect=self._connect,
             )
             self._client_run = run
         return self._client
 
 
-def import_httpcore_without_h2() -> None:
-    """Import httpcore (httpx's transport) without its HTTP/2 half or anyio:
-    httpcore imports h2 whenever it is installed (hypercorn, the web server,
-    needs it), about a fifth of the HTTP stack's import, for connections this
-    adapter never makes: it speaks HTTP/1.1 (no client sets ``http2``). It
-    imports anyio too (starlette's), for asyncio, where this adapter never
-    runs: the host is trio, and httpcore uses trio's own backend there. While
-    httpcore is imported, h2 is hidden (a ``None`` entry in ``sys.modules``:
-    httpcore takes it as not installed, and imports it for a connection that
-    negotiates HTTP/2) and anyio stood in for (httpcore keeps what it got; an
-    embedding tool's httpx under asyncio needs it); the entries are removed
-    after. A no-op once httpcore is loaded; a module loaded is not hidden."""
-    if "httpcore" in sys.modules:
-        return
-    hidden = [name for name in _NOT_FOR_HTTPCORE if name not in sys.modules]
-    for name in hidden:
-        sys.modules[name] = _ImportedAtFirstUse(name) if name == "anyio" else None  # type: ignore[assignment]
-    try:
-        import httpcore  # noqa: F401
-    finally:
-        for name in hidden:
-            del sys.modules[name]
-
-
-#: what httpcore imports if installed and the adapter never uses (see above)
-_NOT_FOR_HTTPCORE = ("h2", "anyio")
-
-
-class _ImportedAtFirstUse:
-    """Stands for a module in its importer's namespace: imported at the first attribute asked for."""
-
-    def __init__(self, name: str) -> None:
-        self._name = name
-
-    def __getattr__(self, attr: str) -> Any:
-        return getattr(importlib.import_module(self._name), attr)
-
-
 def tls_context(url: str, *, trust_env: bool) -> ssl.SSLContext | bool:
-    """What the client verifies TLS with: the default (True) for an ``https``
+    """What the client verifies TLS with (asked at its first TLS connection,
+    never for plain ``http``): the default (True) for an ``https``
     endpoint, or a context with no trusted certificate for a plain ``http``
     one (a local server), which never speaks TLS: loading the CA bundle costs
     several times the interpreter's start, and a context that trusts nothing
@@ -358,7 +318,15 @@ def tls_context(url: str, *, trust_env: bool) -> ssl.SSLContext | bool:
         for name in ("HTTP_PROXY", "http_proxy", "ALL_PROXY", "all_proxy")
     ):
         return True
+    import ssl
+
     return ssl.SSLContext(ssl.PROTOCOL_TLS_CLIENT)  # verifies hostnames and certificates, trusts none
+
+
+def _tls_context_or_default(url: str, trust_env: bool) -> ssl.SSLContext | None:
+    # called by the client at its first TLS connection only (None: its default)
+    context = tls_context(url, trust_env=trust_env)
+    return None if isinstance(context, bool) else context
 
 
 def _final(error: LlmError, retries: int, *, note: str | None = None) -> LlmError:
@@ -378,19 +346,11 @@ def _final(error: LlmError, retries: int, *, note: str | None = None) -> LlmErro
     )
 
 
-async def _close(response: httpx.Response) -> None:
+async def _close(response: http1.Response) -> None:
     # Shielded: a cancelled caller must still release the connection.
     with trio.CancelScope(shield=True) as scope:
         scope.deadline = trio.current_time() + CLOSE_GRACE_SECONDS
         await response.aclose()
-
-
-def _body(response: httpx.Response) -> AsyncIterator[bytes]:
-    identity = response.headers.get("content-encoding", "identity").lower() in ("", "identity")
-    if identity and not response.is_stream_consumed:
-        return response.aiter_raw()
-    # Compressed anyway (httpx decodes), or a transport that pre-read the body.
-    return response.aiter_bytes()
 
 
 def _loads(body: bytes) -> object:

@@ -6,8 +6,8 @@ passes through :func:`cleaner`: the contract's
 ``hookspecs.scrub.scrub_text`` replaces the known API key first, whole or
 partly echoed (so truncation can never leave part of it behind), then removes other credentials and absolute
 paths and bounds length.
-Errors are always raised ``from None`` by callers so no httpx request (whose
-headers hold the key) hangs off the exception chain.
+Errors are always raised ``from None`` by callers so no HTTP client exception
+(or request, whose headers hold the key) hangs off the exception chain.
 """
 
 from __future__ import annotations
@@ -18,11 +18,10 @@ import re
 from collections.abc import Callable, Mapping
 from typing import Any
 
-import httpx
-
 from hookspecs.errors import LlmError
 from hookspecs.scrub import scrub_text
 
+from ..http1_transport import TransportError
 from .retry import code_for_status, is_retryable_status, parse_retry_after
 
 #: Bytes of an error body read at most (the rest is discarded).
@@ -63,7 +62,7 @@ def status_error(
     code = code_for_status(status)
     if status in (400, 413, 422) and (provider_code == "context_length_exceeded" or _overflow().search(message)):
         code = "CONTEXT_OVERFLOW"
-    reason = httpx.codes.get_reason_phrase(status) or "error"
+    reason = _reason(status)
     text = f"{provider}: HTTP {status} ({reason.lower()})"
     if message:
         text += f": {clean(message)}"
@@ -113,13 +112,14 @@ def clean_id(value: object, clean: Callable[[str], str]) -> str | None:
 
 
 def transport_error(provider: str, exc: Exception, *, clean: Callable[[str], str], during: str) -> LlmError:
-    """``CONNECTION_ERROR`` for an httpx failure before a response; retryable
-    only for transport failures (connect, read, write, pool, timeouts)."""
+    """``CONNECTION_ERROR`` for an HTTP client failure before a response;
+    retryable only for transport failures (connect, read, write, proxy,
+    timeouts, a malformed or missing answer)."""
     detail = clean(str(exc)) or "no detail"
     return LlmError(
         f"{provider}: connection failed {during}: {type(exc).__name__}: {detail}",
         code="CONNECTION_ERROR",
-        retryable=isinstance(exc, httpx.TransportError),
+        retryable=isinstance(exc, TransportError),
     )
 
 
@@ -133,6 +133,16 @@ def interrupted_error(
         request_id=request_id,
         retryable=True,
     )
+
+
+def _reason(status: int) -> str:
+    """The status's standard phrase, or ``error`` (imported at the first error, not at every start)."""
+    from http import HTTPStatus
+
+    try:
+        return HTTPStatus(status).phrase
+    except ValueError:
+        return "error"
 
 
 def _json(body: bytes) -> Any:

@@ -21,7 +21,7 @@ class LazyAdapter:
     """The row's adapter as the host sees it, without the HTTP client.
 
     ``provider`` and ``models()`` answer from the config alone; the
-    :class:`~.adapter.OpenAICompatibleAdapter` (and with it httpx) is built at
+    :class:`~.adapter.OpenAICompatibleAdapter` (and with it the HTTP client) is built at
     the first request, so a process that never calls the model (a Stop hook
     whose turn admits no review, ``--help``) never imports it.
     """
@@ -49,14 +49,12 @@ class LazyAdapter:
     def loaded(self) -> OpenAICompatibleAdapter:
         """The real adapter, built on first use."""
         if self._adapter is None:
-            # the HTTP stack is built once and kept: collecting while it is
-            # imported walks it again and again for no garbage
+            # the adapter and its HTTP client are built once and kept:
+            # collecting while they are imported walks them for no garbage
             paused = gc.isenabled()
             gc.disable()
             try:
-                from .adapter import OpenAICompatibleAdapter, import_httpcore_without_h2
-
-                import_httpcore_without_h2()  # what the first request would import
+                from .adapter import OpenAICompatibleAdapter
             finally:
                 if paused:
                     gc.enable()
@@ -70,7 +68,7 @@ class LazyAdapter:
 
 class OpenAICompatiblePlugin:
     """Registers an :class:`OpenAICompatibleAdapter` under ``config.provider``
-    (behind :class:`LazyAdapter`, so httpx loads at the first request).
+    (behind :class:`LazyAdapter`, so the HTTP client loads at the first request).
 
     The host builds it with the structured ``config``; a plain mapping is
     accepted too (validated by :func:`parse_config`). Several rows may use this

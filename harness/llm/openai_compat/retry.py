@@ -7,7 +7,6 @@ provider's ``Retry-After`` replaces it, still capped.
 
 from __future__ import annotations
 
-import email.utils
 import math
 import random
 from collections.abc import Mapping
@@ -79,6 +78,8 @@ def parse_retry_after(headers: Mapping[str, str], *, now: float) -> float | None
     value = _number(raw)
     if value is not None:
         return max(0.0, value)
+    import email.utils  # an HTTP date is rare: its parser (and datetime) load only for one
+
     try:
         when = email.utils.parsedate_to_datetime(raw.strip())
     except (TypeError, ValueError, IndexError):

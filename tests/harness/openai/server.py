@@ -1,6 +1,6 @@
 """A tiny scripted HTTP/1.1 server on loopback, for the openai-compatible adapter.
 
-It speaks just enough HTTP for httpx: one request at a time per connection,
+It speaks just enough HTTP for an HTTP/1.1 client: one request at a time per connection,
 ``Content-Length`` request bodies, keep-alive, and responses framed as
 ``chunked``, ``length`` or close-delimited. Each request takes the next queued
 :class:`Reply` (or ``default``) and is recorded as a :class:`Received`.
@@ -9,19 +9,25 @@ A reply body is a sequence of steps: ``bytes`` are sent (one HTTP chunk each
 when chunked), :class:`Delay` sleeps (trio time), :class:`Disconnect` closes
 the connection on the spot, mid-body. ``bench/adapter_overhead.py`` imports
 this module too (by path), so the bench and the tests exercise one server.
+
+:meth:`ScriptedServer.connect_in_memory` serves the same script without a
+socket, over ``trio.testing.memory_stream_pair``: the adapter's ``connect``
+for tests on trio's MockClock (no real I/O, so autojump is exact).
 """
 
 from __future__ import annotations
 
 import functools
 import json
+import ssl
 from collections import deque
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Awaitable, Callable, Iterable, Mapping, Sequence
 from http import HTTPStatus
 from typing import Any, Literal
 
 import attrs
 import trio
+import trio.testing
 
 MAX_HEAD = 64 * 1024
 
@@ -65,6 +71,7 @@ class Received:
     target: str
     headers: Mapping[str, str]  # names lower-cased
     body: bytes
+    at: float = 0.0  # trio time the request was read
 
     def json(self) -> Any:
         return json.loads(self.body)
@@ -79,21 +86,45 @@ class ScriptedServer:
         self.requests: list[Received] = []
         self.connections = 0
         self.port = 0
+        self.tls = False
 
     @property
     def base_url(self) -> str:
-        return f"http://127.0.0.1:{self.port}/v1"
+        return f"https://localhost:{self.port}/v1" if self.tls else f"http://127.0.0.1:{self.port}/v1"
 
     def add(self, *replies: Reply) -> None:
         self.replies.extend(replies)
 
-    async def start(self, nursery: trio.Nursery) -> None:
-        listeners = await nursery.start(functools.partial(trio.serve_tcp, self._handle, 0, host="127.0.0.1"))
+    async def start(self, nursery: trio.Nursery, *, tls: ssl.SSLContext | None = None) -> None:
+        """Listen on loopback; with ``tls``, HTTPS (``base_url`` names ``localhost``)."""
+        handler = self._handle if tls is None else functools.partial(self._handle_tls, tls)
+        listeners = await nursery.start(functools.partial(trio.serve_tcp, handler, 0, host="127.0.0.1"))
         self.port = listeners[0].socket.getsockname()[1]
+        self.tls = tls is not None
+
+    async def _handle_tls(self, context: ssl.SSLContext, stream: trio.SocketStream) -> None:
+        tls = trio.SSLStream(stream, context, server_side=True)
+        try:
+            await tls.do_handshake()
+        except trio.BrokenResourceError:  # the client refused the certificate
+            await trio.aclose_forcefully(stream)
+            return
+        await self._handle(tls)
+
+    def connect_in_memory(self, nursery: trio.Nursery) -> Callable[[object], Awaitable[trio.abc.Stream]]:
+        """A ``connect`` for the adapter: each connection an in-memory stream
+        pair whose far end this server serves in ``nursery``."""
+
+        async def connect(_origin: object) -> trio.abc.Stream:
+            client, server = trio.testing.memory_stream_pair()
+            nursery.start_soon(self._handle, server)
+            return client
+
+        return connect
 
     # --- one connection -------------------------------------------------------------
 
-    async def _handle(self, stream: trio.SocketStream) -> None:
+    async def _handle(self, stream: trio.abc.Stream) -> None:
         self.connections += 1
         reader = _RequestReader(stream)
         try:
@@ -117,7 +148,7 @@ class ScriptedServer:
             return self.default
         return Reply.error(500, {"error": {"message": "test server: no scripted reply left"}})
 
-    async def _respond(self, stream: trio.SocketStream, reply: Reply) -> bool:
+    async def _respond(self, stream: trio.abc.Stream, reply: Reply) -> bool:
         """Send ``reply``; False when the connection must close afterwards."""
         if reply.head_delay:
             await trio.sleep(reply.head_delay)
@@ -147,7 +178,7 @@ class ScriptedServer:
 
 
 class _RequestReader:
-    def __init__(self, stream: trio.SocketStream) -> None:
+    def __init__(self, stream: trio.abc.Stream) -> None:
         self._stream = stream
         self._buffer = b""
 
@@ -173,4 +204,4 @@ class _RequestReader:
                 return None
             self._buffer += data
         body, self._buffer = self._buffer[:length], self._buffer[length:]
-        return Received(method=method, target=target, headers=headers, body=body)
+        return Received(method=method, target=target, headers=headers, body=body, at=trio.current_time())

@@ -43,7 +43,7 @@ def request() -> LlmRequest:
 async def test_key_never_leaks(
     scenario: str, server: ScriptedServer, make_adapter: MakeAdapter, caplog: pytest.LogCaptureFixture
 ) -> None:
-    caplog.set_level(logging.DEBUG)  # httpx and httpcore included
+    caplog.set_level(logging.DEBUG)  # every logger, the HTTP client's included
     server.add(*SCENARIOS[scenario])
     adapter = make_adapter(max_retries=2, request_timeout_seconds=0.5, retry_base_seconds=0)
     chunks: list[StreamChunk] = []
@@ -59,7 +59,7 @@ async def test_key_never_leaks(
 
     texts = [repr(chunk_to_json(c)) for c in chunks]
     if error is not None:
-        assert error.__cause__ is None and error.__suppress_context__  # no httpx request (headers!) attached
+        assert error.__cause__ is None and error.__suppress_context__  # no client exception or request (headers!) attached
         texts += [str(error), repr(error), repr(error.to_json()), "".join(traceback.format_exception(error))]
     for record in caplog.records:
         texts.append(record.getMessage())
