@@ -157,3 +157,21 @@ def test_protocols_load_no_value_module_they_only_annotate_with() -> None:
 def test_the_spec_modules_load_no_value_or_protocol_module() -> None:
     loaded = _loaded_after("import hookspecs\nhookspecs.SPEC_MODULES")
     assert [m for m in loaded if m.startswith(("hookspecs.values", "hookspecs.protocols"))] == []
+
+
+def test_the_scrubber_compiles_its_rare_patterns_at_first_use() -> None:
+    """The path rules, the control-character stand-ins and the detector's
+    patterns for what the gate flags: none is compiled by importing the scrubber
+    (nor by a run up to its model request, which never needs them)."""
+    code = (
+        "import hookspecs.scrub as s, hookspecs.secrets_detect as d\n"
+        "getters = (s._path_rules, s._shown_differently, d._pem, d._value_shapes)\n"
+        "assert [g.cache_info().currsize for g in getters] == [0, 0, 0, 0]\n"
+        "assert s.scrub_text('see /home/me/x') == 'see [absolute-path]'\n"
+        "assert s.visible('a\\x1bb') == 'a^[b'\n"
+        "assert s.scrub_secrets('password = hunter2hunter2') == 'password = [credential]'\n"
+        "pem = '-----BEGIN RSA PRIVATE KEY-----\\nMIIEowIBAAKCAQEA7dZq3uXl9Ykq2Vq0nqk6\\n-----END RSA PRIVATE KEY-----'\n"
+        "assert s.scrub_secrets(pem) == '[credential]'\n"
+        "assert [g.cache_info().currsize for g in getters] == [1, 1, 1, 1]"
+    )
+    assert "hookspecs.scrub" in _loaded_after(code)
