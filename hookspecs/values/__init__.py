@@ -1,9 +1,9 @@
 """The attrs values that cross the host/plugin boundary.
 
 Every name is imported from here; each lives in one submodule, by subject.
-Names load on first use (PEP 562): a host that never shows a settings form
-or runs a slash command does not pay for creating those classes, and
-``import hookspecs.values`` alone loads no submodule.
+Names load on first use (PEP 562): ``import hookspecs.values`` alone loads no
+submodule, and a process that never builds a card's view model or a settings
+form (a headless run) never creates those classes.
 """
 
 from __future__ import annotations
