@@ -9,12 +9,15 @@ A removed card reaches listeners once more, as itself with ``visibility``
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import attrs
 
 from hookspecs.errors import DshError
-from hookspecs.values import Card, CardRenderer, CardView, ClientContribution, Notice, SettingsTab, Stylesheet
+from hookspecs.values import Card, CardRenderer, ClientContribution, Notice, SettingsTab, Stylesheet
+
+if TYPE_CHECKING:
+    from hookspecs.values import CardView
 
 Listener = Callable[[Card | Notice], None]
 
@@ -107,6 +110,8 @@ class ClientServiceImpl:
 
     def view(self, card: Card) -> CardView:
         """The card's view model; a kind without one shows its terminal text."""
+        from hookspecs.values import CardView  # view models load with the first rich client
+
         renderer = self._renderers.get(card.kind)
         if renderer is not None and renderer.view is not None:
             try:

@@ -41,6 +41,7 @@ Importing this module has no side effects.
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Iterable, Iterator
 from typing import Any, Final
@@ -75,16 +76,21 @@ DEFAULT_LIMIT: Final = 500
 
 _DRIVE_START = r"(?<![0-9A-Z_a-z])"
 
-_RULES: Final[tuple[tuple[re.Pattern[str], str], ...]] = (
-    (re.compile(r"([\"'])[A-Za-z]:[\\/][\s\S]*?\1"), ABSOLUTE_PATH),
-    (re.compile(rf"{_DRIVE_START}[A-Za-z]:[\\/][^{BREAK}\"'<>|]*"), ABSOLUTE_PATH),
-    # The nested form (["'])/(?:[^\r\n"']+/)*[^\r\n"']*\1 accepts exactly the
-    # strings of [^\r\n"'], so this matches the same spans without backtracking
-    # exponentially on an unclosed quote.
-    (re.compile(r"([\"'])/[^\r\n\"']*\1"), ABSOLUTE_PATH),
-    # \g<1>, not \1: a marker that starts with digits (a session id) must not extend the group number
-    (re.compile(rf"(^|[{SPACE}(\"'=])/(?:[^{BREAK}/\"'<>]+/)+[^{BREAK}\"'<>]*"), rf"\g<1>{ABSOLUTE_PATH}"),
-)
+
+@functools.cache
+def _path_rules() -> tuple[tuple[re.Pattern[str], str], ...]:
+    """The absolute-path rules, compiled at the first :func:`scrub_text`: a process
+    that never scrubs a path (a run up to its first model request) skips them."""
+    return (
+        (re.compile(r"([\"'])[A-Za-z]:[\\/][\s\S]*?\1"), ABSOLUTE_PATH),
+        (re.compile(rf"{_DRIVE_START}[A-Za-z]:[\\/][^{BREAK}\"'<>|]*"), ABSOLUTE_PATH),
+        # The nested form (["'])/(?:[^\r\n"']+/)*[^\r\n"']*\1 accepts exactly the
+        # strings of [^\r\n"'], so this matches the same spans without backtracking
+        # exponentially on an unclosed quote.
+        (re.compile(r"([\"'])/[^\r\n\"']*\1"), ABSOLUTE_PATH),
+        # \g<1>, not \1: a marker that starts with digits (a session id) must not extend the group number
+        (re.compile(rf"(^|[{SPACE}(\"'=])/(?:[^{BREAK}/\"'<>]+/)+[^{BREAK}\"'<>]*"), rf"\g<1>{ABSOLUTE_PATH}"),
+    )
 
 
 def scrub_text(
@@ -109,7 +115,7 @@ def scrub_text(
     """
     text = hide_credentials(text, secrets=secrets)
     marker = path_marker.replace("\\", "\\\\")  # a literal in re.sub templates
-    for pattern, replacement in _RULES:
+    for pattern, replacement in _path_rules():
         if path_marker != ABSOLUTE_PATH:
             replacement = replacement.replace(ABSOLUTE_PATH, marker)
         text = pattern.sub(replacement, text)
@@ -128,9 +134,11 @@ def scrub_secrets(text: str, *, secrets: Iterable[str] = ()) -> str:
     return hide_credentials(text, secrets=secrets)
 
 
-_CONTROL = re.compile(f"[{CONTROLS}]")
-# A lone surrogate (JSON allows "\ud800") cannot be encoded for any terminal.
-_SURROGATE = re.compile("[\ud800-\udfff]")
+@functools.cache
+def _shown_differently() -> tuple[re.Pattern[str], re.Pattern[str]]:
+    """Control characters, and lone surrogates (JSON allows "\\ud800"; no terminal
+    can encode one): compiled at the first text :func:`visible` changes."""
+    return re.compile(f"[{CONTROLS}]"), re.compile("[\ud800-\udfff]")
 
 
 def _stand_in(match: re.Match[str]) -> str:
@@ -149,7 +157,8 @@ def visible(text: str) -> str:
             return text  # one scan: nothing to replace (``\r`` is a control character)
     except UnicodeEncodeError:
         pass  # a lone surrogate
-    return _CONTROL.sub(_stand_in, _SURROGATE.sub("\ufffd", text.replace("\r\n", "\n")))
+    control, surrogate = _shown_differently()
+    return control.sub(_stand_in, surrogate.sub("\ufffd", text.replace("\r\n", "\n")))
 
 
 def scrub_visible(text: str) -> str:

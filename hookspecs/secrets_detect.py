@@ -62,6 +62,7 @@ Importing this module has no side effects.
 
 from __future__ import annotations
 
+import functools
 import re
 from bisect import bisect_right
 from collections.abc import Callable, Iterable, Iterator, Sequence
@@ -89,26 +90,41 @@ __all__ = [
 #: stored event would mangle ordinary text while protecting nothing.
 MIN_REGISTERED_SECRET: Final = 16
 
-_PEM_BEGIN: Final = re.compile(r"-----BEGIN[A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?-----")
-_PEM_END: Final = re.compile(r"-----END[A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?-----")
-# A truncated block (no END line): its body runs over base64 and line breaks,
-# raw or JSON-escaped.
-_PEM_BODY: Final = re.compile(r"(?:[A-Za-z0-9+/=\r\n]|\\[nr])*")
+# The patterns below are compiled at first use: nearly every text is settled by
+# the gate without them (a run up to its first model request never needs them).
+
+
+@functools.cache
+def _pem() -> tuple[re.Pattern[str], re.Pattern[str], re.Pattern[str]]:
+    """A private key block's BEGIN and END lines, and the body of a truncated
+    block (no END line), which runs over base64 and line breaks, raw or JSON-escaped."""
+    return (
+        re.compile(r"-----BEGIN[A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?-----"),
+        re.compile(r"-----END[A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?-----"),
+        re.compile(r"(?:[A-Za-z0-9+/=\r\n]|\\[nr])*"),
+    )
+
 
 # Values that name or stand for a secret rather than being one.
 _PLACEHOLDER_WORDS: Final = frozenset(
     "none null nil true false undefined str string int bytes bool float number any optional secretstr".split()
 )
-_PLACEHOLDER: Final = re.compile(
-    r"\$\{?[A-Za-z_][A-Za-z0-9_]*\}?|\{\{[^{}]*\}\}|%\([A-Za-z_]+\)s|<[^<>]*>|\*+|x{3,}|\.{3}|…|"
-    + "|".join(sorted(_PLACEHOLDER_WORDS))
-    + r"|\[credential\]",
-    re.IGNORECASE,
-)
-_IDENTIFIER: Final = re.compile(r"[A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)*")
-_NAMES_A_SECRET: Final = re.compile(
-    r"(?<![0-9a-z])(?:key|token|secret|pass(?:word|wd|phrase)?|pwd|authorization|credentials?)(?![0-9a-z])"
-)
+
+
+@functools.cache
+def _value_shapes() -> tuple[re.Pattern[str], re.Pattern[str], re.Pattern[str]]:
+    """A placeholder value, an identifier-shaped value, and a name that names a secret."""
+    placeholder = re.compile(
+        r"\$\{?[A-Za-z_][A-Za-z0-9_]*\}?|\{\{[^{}]*\}\}|%\([A-Za-z_]+\)s|<[^<>]*>|\*+|x{3,}|\.{3}|…|"
+        + "|".join(sorted(_PLACEHOLDER_WORDS))
+        + r"|\[credential\]",
+        re.IGNORECASE,
+    )
+    identifier = re.compile(r"[A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)*")
+    names_a_secret = re.compile(
+        r"(?<![0-9a-z])(?:key|token|secret|pass(?:word|wd|phrase)?|pwd|authorization|credentials?)(?![0-9a-z])"
+    )
+    return placeholder, identifier, names_a_secret
 
 
 def hide_credentials(text: str, *, secrets: Iterable[str] = ()) -> str:
@@ -232,8 +248,9 @@ def _hide_pem_blocks(text: str) -> str:
     spans: list[tuple[int, int]] = []
     pos = 0
     ends_left = True  # once an END search fails, later ones would too (and cost O(n) each)
-    while (begin := _PEM_BEGIN.search(text, pos)) is not None:
-        end = _PEM_END.search(text, begin.end()) if ends_left else None
+    pem_begin, pem_end, _ = _pem()
+    while (begin := pem_begin.search(text, pos)) is not None:
+        end = pem_end.search(text, begin.end()) if ends_left else None
         ends_left = end is not None
         stop = end.end() if end is not None else _end_of_body(text, begin.end())
         spans.append((begin.start(), stop))
@@ -242,7 +259,7 @@ def _hide_pem_blocks(text: str) -> str:
 
 
 def _end_of_body(text: str, start: int) -> int:
-    body = _PEM_BODY.match(text, start)
+    body = _pem()[2].match(text, start)
     return body.end() if body is not None else start
 
 
@@ -350,8 +367,9 @@ def _not_a_secret(value: str, *, folded_value: str, next_char: str) -> bool:
     """True when an assigned value names or stands for a secret instead of being one."""
     if not value:
         return True
-    if _IDENTIFIER.fullmatch(value) is None:
-        return _PLACEHOLDER.fullmatch(value) is not None
+    placeholder, identifier, names_a_secret = _value_shapes()
+    if identifier.fullmatch(value) is None:
+        return placeholder.fullmatch(value) is not None
     # An identifier is a placeholder only as one of the words or as xxx (the
     # other placeholders need $ { % < * . or […]): a set lookup instead of the
     # pattern, which cost more than the rest of a hit.
@@ -359,4 +377,4 @@ def _not_a_secret(value: str, *, folded_value: str, next_char: str) -> bool:
     if low in _PLACEHOLDER_WORDS or (len(low) >= 3 and not low.strip("x")):
         return True
     # a reference (api_key=api_key, token=self.token) or a call (password=get_password())
-    return _NAMES_A_SECRET.search(folded_value) is not None or next_char in ("(", "[")
+    return names_a_secret.search(folded_value) is not None or next_char in ("(", "[")

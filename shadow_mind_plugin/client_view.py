@@ -12,22 +12,11 @@ from __future__ import annotations
 import functools
 import re
 from collections.abc import Callable, Sequence
-from typing import Any, Final
+from typing import Any
 
 from hookspecs.values import Card, CardAction, CardSection, CardView, EventTypes
 
 from .vocabulary import CARD_KIND, REPORT_SOURCE_KIND
-
-#: Shadow Mind's stylesheet for rich clients: the phase of each run at a glance.
-CARD_STYLESHEET: Final = f"""\
-.card[data-kind="{CARD_KIND}"] {{ border-left-color: #6b4fbb; }}
-.card[data-kind="{CARD_KIND}"].quiet {{ border-left-color: var(--ok); }}
-.card[data-kind="{CARD_KIND}"] .phase-report .phase {{ color: #4f3596; background: #efe9ff; font-weight: 600; }}
-@media (prefers-color-scheme: dark) {{
-  .card[data-kind="{CARD_KIND}"] {{ border-left-color: #a28bf0; }}
-  .card[data-kind="{CARD_KIND}"] .phase-report .phase {{ color: #d9ccff; background: #352a5c; }}
-}}
-"""
 
 PHASE_LABELS = {
     "running": "Reviewing",

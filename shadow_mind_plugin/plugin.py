@@ -11,12 +11,11 @@ import weakref
 from typing import TYPE_CHECKING, Any
 
 from hookspecs import event_types, hookimpl
-from hookspecs.values import Card, CardRenderer, EventTypes, Stylesheet
+from hookspecs.values import EventTypes
 
-from .client_view import CARD_STYLESHEET, card_view, restore_cards
+from .client_contributions import client_contributions
 from .runtime.runtime import ShadowRuntime
 from .settings import SETTINGS_SPEC, ShadowMindSettings
-from .settings_tab import ShadowSettingsTab
 from .vocabulary import SETTINGS_NAMESPACE
 
 if TYPE_CHECKING:
@@ -36,13 +35,6 @@ def runtime_for(host: Host) -> ShadowRuntime | None:
     return _RUNTIMES.get(host)
 
 
-def _render_card(card: Card) -> str:
-    # cards exist once a review is scheduled: the governance package loads then
-    from .governance.cards import render_card
-
-    return render_card(card)
-
-
 class ShadowMindRuntimePlugin:
     #: the row config is the settings namespace's base layer (row id == namespace)
     config_schema = ShadowMindSettings
@@ -57,13 +49,9 @@ class ShadowMindRuntimePlugin:
 
     @hookimpl
     def dsh_register_client(self, register: Any) -> None:
-        register(CardRenderer(kind="shadow-mind-review", render=_render_card, view=self._card_view, restore=restore_cards))
-        register(ShadowSettingsTab(lambda: self.runtime).tab())
-        register(Stylesheet(plugin="shadow-mind", css=CARD_STYLESHEET))
-
-    def _card_view(self, card: Any) -> Any:
-        # the live collapsedByDefault preference (collapsed while the runtime is not up)
-        return card_view(card, lambda: self.runtime.settings().collapsed_by_default if self.runtime else True)
+        # every host collects these at start: data whose code loads when a client uses it
+        for contribution in client_contributions(lambda: self.runtime):
+            register(contribution)
 
     @hookimpl
     def dsh_plugin_setup(self, host: Host) -> None:

@@ -21,7 +21,6 @@ from hookspecs.values import (
     FormPreset,
     SettingsForm,
     SettingsOp,
-    SettingsTab,
     field_named,
 )
 
@@ -30,10 +29,6 @@ from .vocabulary import SETTINGS_NAMESPACE
 if TYPE_CHECKING:
     from .runtime.runtime import ShadowRuntime
 
-INTRO = (
-    "One background Shadow reviewer reads the main agent's recent work after a turn and relays "
-    "findings worth acting on. These settings edit the default reviewer definition and its scheduling."
-)
 #: settings keys the page edits (the rest stay with /shadow config)
 SETTING_KEYS = ("collapsedByDefault", "argumentDisclosure", "sessionShadowSoftBudgetChars", "sessionShadowHardBudgetChars", "frugalShadowModel")
 ADVANCED = "advanced"
@@ -46,11 +41,6 @@ def _choices(*values: str) -> tuple[FormOption, ...]:
 class ShadowSettingsTab:
     def __init__(self, runtime: Callable[[], ShadowRuntime | None]) -> None:
         self._runtime = runtime  # the tab is registered before the runtime exists
-
-    def tab(self) -> SettingsTab:
-        return SettingsTab(
-            plugin="shadow-mind", namespace=SETTINGS_NAMESPACE, title="Shadow Mind", order=5, intro=INTRO, load=self.load, save=self.save
-        )
 
     def _rt(self) -> ShadowRuntime:
         rt = self._runtime()

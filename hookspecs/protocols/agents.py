@@ -4,15 +4,18 @@
 from __future__ import annotations
 
 from collections.abc import Awaitable, Callable, Iterable, Sequence
-from typing import Any, Protocol, runtime_checkable
+from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 
 import attrs
 
-from ..values.agents import AgentOptions, PromptSection
-from ..values.cancel import CancelToken
-from ..values.live import Agent
-from ..values.tools import ToolDefinition, ToolExecution
-from .disposer import Disposer
+from ..values.agents import AgentOptions  # CreateAgentOptions' default
+
+if TYPE_CHECKING:
+    from ..values.agents import PromptSection
+    from ..values.cancel import CancelToken
+    from ..values.live import Agent
+    from ..values.tools import ToolDefinition, ToolExecution
+    from .disposer import Disposer
 
 
 class ScopedTools(Protocol):

@@ -4,16 +4,17 @@
 from __future__ import annotations
 
 from collections.abc import AsyncIterator, Callable, Sequence
-from typing import Any, Protocol, runtime_checkable
+from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 
-from ..values.cancel import CancelToken
-from ..values.client import Card, CardRenderer, CardView, Notice, SettingsTab, Stylesheet
-from ..values.compaction import CompactionResult, CompactionTrigger
-from ..values.events import SessionEvent
-from ..values.live import Agent
-from ..values.llm import LlmRequest, ModelInfo, StreamChunk
-from ..values.settings import SettingsDescriptor, SettingsOp, SettingsSpec
-from .disposer import Disposer
+if TYPE_CHECKING:  # annotations only: a protocol's import loads no value class
+    from ..values.cancel import CancelToken
+    from ..values.client import Card, CardRenderer, CardView, Notice, SettingsTab, Stylesheet
+    from ..values.compaction import CompactionResult, CompactionTrigger
+    from ..values.events import SessionEvent
+    from ..values.live import Agent
+    from ..values.llm import LlmRequest, ModelInfo, StreamChunk
+    from ..values.settings import SettingsDescriptor, SettingsOp, SettingsSpec
+    from .disposer import Disposer
 
 # --- settings -------------------------------------------------------------------------------
 

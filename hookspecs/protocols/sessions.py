@@ -4,13 +4,14 @@ from __future__ import annotations
 
 import builtins
 from collections.abc import Sequence
-from typing import Protocol
+from typing import TYPE_CHECKING, Protocol
 
 import attrs
 
-from ..values.events import SessionEvent, SessionHeader
-from ..values.live import Session
-from .disposer import Disposer
+if TYPE_CHECKING:
+    from ..values.events import SessionEvent, SessionHeader
+    from ..values.live import Session
+    from .disposer import Disposer
 
 
 @attrs.frozen(kw_only=True)

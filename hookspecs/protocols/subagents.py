@@ -5,14 +5,17 @@ from __future__ import annotations
 
 import builtins
 from collections.abc import Awaitable, Callable, Mapping, Sequence
-from typing import Any, Protocol, runtime_checkable
+from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 
-from ..values.agents import AgentOptions
-from ..values.live import Agent
-from ..values.subagents import DelegatedPolicy, SubagentRequest, SubagentResult
-from ..values.tools import ToolFilter
-from .agents import AgentScope
-from .disposer import Disposer
+from ..values.subagents import SubagentResult  # in FinishRun, a runtime alias
+
+if TYPE_CHECKING:
+    from ..values.agents import AgentOptions
+    from ..values.live import Agent
+    from ..values.subagents import DelegatedPolicy, SubagentRequest
+    from ..values.tools import ToolFilter
+    from .agents import AgentScope
+    from .disposer import Disposer
 
 
 @runtime_checkable

@@ -4,12 +4,13 @@
 from __future__ import annotations
 
 import builtins
-from typing import Protocol
+from typing import TYPE_CHECKING, Protocol
 
-from ..values.commands import CommandDefinition, CommandResult
-from ..values.live import Agent
-from ..values.tools import ApprovalOutcome, ApprovalRequest, ToolDefinition
-from .disposer import Disposer
+if TYPE_CHECKING:
+    from ..values.commands import CommandDefinition, CommandResult
+    from ..values.live import Agent
+    from ..values.tools import ApprovalOutcome, ApprovalRequest, ToolDefinition
+    from .disposer import Disposer
 
 
 class ToolRegistry(Protocol):

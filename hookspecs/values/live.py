@@ -13,12 +13,13 @@ from __future__ import annotations
 
 from collections.abc import Awaitable, Callable, Sequence
 from pathlib import Path
-from typing import Any, Protocol, runtime_checkable
+from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 
-from .agents import AgentOptions, AgentStatus, CancelCause, InboxTarget
-from .cancel import CancelToken
-from .events import SessionEvent, SessionHeader
-from .messages import Message
+if TYPE_CHECKING:  # annotations only: importing a protocol creates no value class
+    from .agents import AgentOptions, AgentStatus, CancelCause, InboxTarget
+    from .cancel import CancelToken
+    from .events import SessionEvent, SessionHeader
+    from .messages import Message
 
 
 @runtime_checkable

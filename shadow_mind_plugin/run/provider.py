@@ -30,12 +30,12 @@ from hookspecs.values import (
     create_user_message,
 )
 
-from ..contract import STRUCTURED_OUTPUT_DESCRIPTION, STRUCTURED_OUTPUT_INSTRUCTION, narrow_output
 from ..vocabulary import PROVIDER_NAME, STOP_DEGENERATE_OUTPUT, STOP_NO_STRUCTURED_OUTPUT
-from .watchdog import DegenerateOutputGuard, resolve_reasoning_budget
 
 if TYPE_CHECKING:
     from hookspecs.protocols import Agent, AgentScope, Host, SubagentRun
+
+    from .watchdog import DegenerateOutputGuard
 
 #: Extension keys (each one is also the capability it needs).
 MODEL_SELECTION = Capabilities.MODEL_SELECTION
@@ -95,6 +95,10 @@ class ShadowMindProvider:
         think_first = bool(ext.get(THINK_FIRST))
         anchors = ext.get(ANCHOR_SEQS)
         rendered = frozenset(anchors) if anchors is not None else None
+        # the output contract and the watchdog load with the first reviewer, not at registration
+        from ..contract import STRUCTURED_OUTPUT_DESCRIPTION, STRUCTURED_OUTPUT_INSTRUCTION, narrow_output
+        from .watchdog import DegenerateOutputGuard, resolve_reasoning_budget
+
         guard = DegenerateOutputGuard(resolve_reasoning_budget(effort))
 
         def setup(scope: AgentScope, _capture: Any) -> None:
@@ -201,6 +205,8 @@ class ThinkFirst:
     def dsh_system_prompt_assemble(self, agent: Agent, assembly: PromptAssembly) -> PromptAssembly | None:
         if self._planned(agent):
             return None
+        from ..contract import STRUCTURED_OUTPUT_INSTRUCTION  # loaded by the run's start already
+
         kept = tuple(s for s in assembly.sections if s.text != STRUCTURED_OUTPUT_INSTRUCTION)
         planning = PromptSection(name=PLANNING_SECTION, text=PLANNING_INSTRUCTION, order=190)
         return PromptAssembly(sections=(*kept, planning), tools=())

@@ -184,15 +184,16 @@ def test_visible_skips_only_texts_it_would_leave_alone(pieces: list[str]) -> Non
 )
 def test_not_a_secret_agrees_with_the_placeholder_pattern(value: str, next_char: str) -> None:
     # the set lookup for identifier-shaped values must answer as the pattern did
-    from hookspecs.secrets_detect import _IDENTIFIER, _NAMES_A_SECRET, _PLACEHOLDER, _not_a_secret
+    from hookspecs.secrets_detect import _not_a_secret, _value_shapes
 
+    placeholder, identifier, names_a_secret = _value_shapes()
     folded = value.lower()
-    if not value or _PLACEHOLDER.fullmatch(value):
+    if not value or placeholder.fullmatch(value):
         expected = True
-    elif _IDENTIFIER.fullmatch(value) is None:
+    elif identifier.fullmatch(value) is None:
         expected = False
     else:
-        expected = _NAMES_A_SECRET.search(folded) is not None or next_char in ("(", "[")
+        expected = names_a_secret.search(folded) is not None or next_char in ("(", "[")
     assert _not_a_secret(value, folded_value=folded, next_char=next_char) == expected
 
 
