@@ -8,10 +8,15 @@ classes without aliases keep cattrs' stock handling.
 attrs validators run inside ``__init__``, where cattrs loses which field
 failed (``invalid value @ $``); :func:`validator_problem` runs one field's
 validator alone, so settings and profile-row config both name the field.
+
+:func:`keyed_converter` is the one converter of both: a settings namespace's
+schema is often also its plugin row's ``config_schema``, and cattrs generates
+(compiles) a class's structuring code once per converter.
 """
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable, Mapping
 from typing import Any
 
@@ -21,11 +26,24 @@ from cattrs.errors import AttributeValidationNote
 from cattrs.gen import make_dict_structure_fn, make_dict_unstructure_fn, override
 
 from hookspecs.values.settings import settings_key
+from hookspecs.values.wire import make_converter
 
 
 def renames(cls: type) -> dict[str, str]:
     """``{attribute name: key}`` for the fields of ``cls`` whose key is not their name."""
     return {field.name: key for field in attrs.fields(cls) if (key := settings_key(field)) != field.name}
+
+
+@functools.cache
+def keyed_converter() -> cattrs.Converter:
+    """The process's converter for settings documents and plugin ``config``
+    blocks: strict (:func:`~hookspecs.values.wire.make_converter`), keyed by
+    field key (:func:`use_keys`). Shared, so each schema's structuring code is
+    generated once per process, not once per host and once more per use; nothing
+    registers further hooks on it."""
+    converter = make_converter()
+    use_keys(converter)
+    return converter
 
 
 def use_keys(converter: cattrs.Converter) -> None:
