@@ -47,12 +47,22 @@ def keyed_converter() -> cattrs.Converter:
 
 
 def use_keys(converter: cattrs.Converter) -> None:
-    """Structure and unstructure attrs classes by field key."""
+    """Structure and unstructure attrs classes by field key.
+
+    Each class's hooks are made once: cattrs forgets the hooks it cached
+    whenever it makes one for a mapping or a tuple, and would otherwise call
+    these factories (and generate and compile the code) again.
+    """
+    structures: dict[type, Callable[[Any, Any], Any]] = {}
+    unstructures: dict[type, Callable[[Any], Any]] = {}
 
     def aliased(tp: Any) -> bool:
         return isinstance(tp, type) and attrs.has(tp) and bool(renames(tp))
 
     def structure_hook(cls: type) -> Any:
+        made = structures.get(cls)
+        if made is not None:
+            return made
         keys = renames(cls)
         structure: Callable[[Any, Any], Any] = make_dict_structure_fn(cls, converter, **_overrides(keys))
 
@@ -63,10 +73,14 @@ def use_keys(converter: cattrs.Converter) -> None:
                 _name_keys_in_paths(exc, keys)
                 raise
 
+        structures[cls] = by_key
         return by_key
 
     def unstructure_hook(cls: type) -> Any:
-        return make_dict_unstructure_fn(cls, converter, **_overrides(renames(cls)))
+        made = unstructures.get(cls)
+        if made is None:
+            made = unstructures[cls] = make_dict_unstructure_fn(cls, converter, **_overrides(renames(cls)))
+        return made
 
     converter.register_structure_hook_factory(aliased, structure_hook)
     converter.register_unstructure_hook_factory(aliased, unstructure_hook)
