@@ -9,8 +9,10 @@ need the modules left out still work (their own tests).
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 import attrs
+import pytest
 
 from harness.settings.fields import keyed_converter
 
@@ -118,3 +120,73 @@ def test_a_tool_call_loads_that_tools_code_only(tmp_path: Path) -> None:
     assert {"harness.tools.builtin.read", "harness.tools.scheduler", "harness.tools.pipeline"} <= modules
     others = tuple(f"harness.tools.builtin.{tool}" for tool in ("grep", "glob", "write", "edit", "bash"))
     assert _loaded(modules, others) == []
+
+
+# --- the command line: only the run command's parser is built -----------------------------------
+
+#: command lines whose parse must equal the one with every parser built, errors included
+COMMAND_LINES = [
+    ["run", "--profile", "p.yml", "--cwd", "w", "--json", "hi"],
+    ["-v", "--profile", "run", "run", "--model", "a/b", "hi"],
+    ["--prof", "p.yml", "run", "hi"],
+    ["--patch=x.yml", "chat", "--sandbox", "read-only"],
+    ["--pa", "x.yml", "sessions", "show", "abc", "--json"],
+    ["--dump-config"],
+    ["plugins"],
+    ["demo", "--list"],
+    [],
+    ["run"],
+    ["run", "--bogus", "hi"],
+    ["--bogus", "run", "hi"],
+    ["--prof", "p.yml", "--bogus", "chat"],
+    ["nope"],
+    ["sessions", "nope"],
+    ["serve", "--port", "x"],
+    ["demo", "--json", "--chat"],
+]
+
+
+def _parse(parse: Any, capsys: pytest.CaptureFixture[str]) -> tuple[Any, str]:
+    try:
+        return vars(parse()), capsys.readouterr().err
+    except SystemExit as exc:
+        return exc.code, capsys.readouterr().err
+
+
+@pytest.mark.parametrize("argv", COMMAND_LINES, ids=" ".join)
+def test_a_command_line_parses_as_with_every_parser_built(argv: list[str], capsys: pytest.CaptureFixture[str]) -> None:
+    import harness.cli as cli
+
+    expected = _parse(lambda: cli.build_parser().parse_args(argv), capsys)
+    assert _parse(lambda: cli.parse_command_line(argv)[1], capsys) == expected
+
+
+def test_a_run_builds_no_other_commands_parser(monkeypatch: pytest.MonkeyPatch) -> None:
+    import harness.cli as cli
+    from harness.cli import parsers
+
+    listing = cli.build_parser().format_help()
+
+    def refused(*_: object) -> None:
+        raise AssertionError("built a parser the command line does not use")
+
+    for name in ("add_chat_parser", "add_demo_parser", "add_serve_parser", "add_sessions_parser", "add_plugins_parser"):
+        monkeypatch.setattr(parsers, name, refused)
+    parser, args = cli.parse_command_line(["--profile", "p.yml", "run", "--json", "hi"])
+    assert (args.command, args.profile, args.json, args.prompt) == ("run", "p.yml", True, "hi")
+    assert parser.format_help() == listing  # every command is listed, with its line
+
+
+@pytest.mark.parametrize("command", [["run", "hi"], ["chat"], ["serve"], ["plugins"]], ids=" ".join)
+def test_a_profile_given_before_the_command_is_kept(command: list[str]) -> None:
+    # argparse lets a subcommand's defaults replace what came before it: the
+    # profile and the patch were dropped, and the run used the default profile
+    import harness.cli as cli
+
+    for parse in (lambda argv: cli.build_parser().parse_args(argv), lambda argv: cli.parse_command_line(argv)[1]):
+        args = parse(["--profile", "p.yml", "--patch", "x.yml", *command])
+        assert (args.profile, args.patch) == ("p.yml", ["x.yml"])
+        args = parse([*command, "--profile", "q.yml"])
+        assert (args.profile, args.patch) == ("q.yml", None)
+        args = parse(command)
+        assert (args.profile, args.patch) == (None, None)
