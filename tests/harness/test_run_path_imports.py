@@ -50,13 +50,16 @@ def test_a_keyed_schema_keeps_its_structure_hook_when_the_converter_makes_anothe
 # --- what a run imports ------------------------------------------------------------------------
 
 #: what ``harness run`` loads only when it needs it: a tool's code at its call, the
-#: tool-call pipeline with the first call, what writes a compaction when one runs,
-#: telemetry when ``DSH_OTEL`` asks for it, difflib for the unknown-hook error
+#: tool-call pipeline with the first call, a subagent run's pieces with the first
+#: child, what writes a compaction when one runs, telemetry when ``DSH_OTEL`` asks
+#: for it, difflib for the unknown-hook error
 LAZY = (
     *(f"harness.tools.builtin.{tool}" for tool in ("read", "grep", "glob", "write", "edit", "bash", "_walk", "_files")),
     "harness.tools.scheduler",
     "harness.tools.pipeline",
     "harness.tools.workspace",
+    "harness.subagents.run",
+    "harness.subagents.structured",
     "harness.compaction.commit",
     "harness.compaction.summarize",
     "harness.telemetry",
