@@ -193,3 +193,11 @@ def test_a_profile_given_before_the_command_is_kept(command: list[str]) -> None:
         assert (args.profile, args.patch) == ("q.yml", None)
         args = parse(command)
         assert (args.profile, args.patch) == (None, None)
+
+
+def test_the_host_asks_for_telemetry_by_the_packages_own_switch() -> None:
+    # the host checks the variable before it loads the package that defines it
+    from harness.core_plugin import TELEMETRY_ENV
+    from harness.telemetry import ENABLE_ENV
+
+    assert TELEMETRY_ENV == ENABLE_ENV
