@@ -8,6 +8,7 @@ need the modules left out still work (their own tests).
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 from typing import Any
 
@@ -17,6 +18,7 @@ import pytest
 from harness.settings.fields import keyed_converter
 
 from ..cli_modules import imported_by
+from .first_request import OUT_ENV
 
 # --- one converter, each schema's structuring code generated once ------------------------------
 
@@ -79,11 +81,12 @@ responses:
   - reply: {text: "Hello."}
 """
 
-#: a scripted provider (no network), the agent loop, the subagent tool and the bundle, as
-#: the profile of ``bench/cli_startup.py`` routes them to an OpenAI-compatible server
+#: a scripted provider (no network) that records the modules loaded by its first
+#: request (:mod:`.first_request`), the agent loop, the subagent tool and the bundle,
+#: as the profile of ``bench/cli_startup.py`` routes them to an OpenAI-compatible server
 PROFILE = """
 - id: llm
-  name: scripted-llm
+  name: "tests.harness.first_request:RecordingLlmPlugin"
   config: {script: script.yml}
 - id: agent-loop
   name: agent-loop
@@ -98,27 +101,36 @@ def _loaded(modules: set[str], names: tuple[str, ...]) -> list[str]:
     return sorted(m for m in modules if any(m == n or m.startswith(n + ".") for n in names))
 
 
-def _run(tmp_path: Path, script: str) -> tuple[str, set[str]]:
+def _run(tmp_path: Path, script: str) -> tuple[str, set[str], set[str]]:
+    """stdout, the modules loaded by the first request, the modules loaded at exit."""
     (tmp_path / "script.yml").write_text(script, encoding="utf-8")
     (tmp_path / "profile.yml").write_text(PROFILE, encoding="utf-8")
     work = tmp_path / "work"
     work.mkdir()
     (work / "notes.txt").write_text("hello\n", encoding="utf-8")
+    first = tmp_path / "first-request.json"
     argv = ("run", "--profile", str(tmp_path / "profile.yml"), "--cwd", str(work), "--json", "What do the notes say?")
-    run, modules = imported_by(tmp_path, *argv, home=tmp_path / "home")
+    run, modules = imported_by(tmp_path, *argv, home=tmp_path / "home", env={OUT_ENV: str(first)})
     assert run.returncode == 0, run.stderr.decode()
-    return run.stdout.decode(), modules
+    return run.stdout.decode(), set(json.loads(first.read_text(encoding="utf-8"))), modules
 
 
-def test_a_run_answered_without_tools_loads_no_tool_code_compaction_writer_or_telemetry(tmp_path: Path) -> None:
-    out, modules = _run(tmp_path, ANSWER)
+def test_a_run_loads_none_of_it_before_its_first_request(tmp_path: Path) -> None:
+    out, before, _ = _run(tmp_path, ANSWER)
     assert "Hello." in out
-    assert "harness.tools.builtin.catalog" in modules  # the definitions are offered to the model
+    assert "harness.tools.builtin.catalog" in before  # the definitions are offered to the model
+    # the session checkpoint is written when the run ends, not read at a new session's start
+    assert _loaded(before, (*LAZY, "harness.sessions.checkpoint")) == []
+
+
+def test_a_run_answered_without_tools_loads_none_of_it_to_its_end(tmp_path: Path) -> None:
+    out, _, modules = _run(tmp_path, ANSWER)
+    assert "Hello." in out
     assert _loaded(modules, LAZY) == []
 
 
 def test_a_tool_call_loads_that_tools_code_only(tmp_path: Path) -> None:
-    out, modules = _run(tmp_path, READ_THEN_ANSWER)
+    out, _, modules = _run(tmp_path, READ_THEN_ANSWER)
     assert "It says hello." in out and "hello" in out
     assert {"harness.tools.builtin.read", "harness.tools.scheduler", "harness.tools.pipeline"} <= modules
     others = tuple(f"harness.tools.builtin.{tool}" for tool in ("grep", "glob", "write", "edit", "bash"))
