@@ -23,7 +23,6 @@ from .log import SessionLog
 from .logfile import check_log, open_log
 from .repair import closing_events
 from .shapes import check_event, load_log
-from .tail import read_tail
 
 if TYPE_CHECKING:
     from .checkpoint import ResumedTail
@@ -233,6 +232,8 @@ class SessionStore:
         None when its end cannot be trusted without a full read (a torn last
         line, an end that does not parse): :meth:`open` repairs or reports it.
         Reads back from the end to the last turn's start, never the whole log."""
+        from .tail import read_tail  # an importer's append, not a run's start
+
         path, where, lock = self._lock_existing(session_id)
         try:
             tail = read_tail(path, where)

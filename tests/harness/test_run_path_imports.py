@@ -119,8 +119,9 @@ def test_a_run_loads_none_of_it_before_its_first_request(tmp_path: Path) -> None
     out, before, _ = _run(tmp_path, ANSWER)
     assert "Hello." in out
     assert "harness.tools.builtin.catalog" in before  # the definitions are offered to the model
-    # the session checkpoint is written when the run ends, not read at a new session's start
-    assert _loaded(before, (*LAZY, "harness.sessions.checkpoint")) == []
+    # the session checkpoint is written when the run ends, not read at a new session's
+    # start; a log's tail is read to append to it (an importer), not to start one
+    assert _loaded(before, (*LAZY, "harness.sessions.checkpoint", "harness.sessions.tail")) == []
 
 
 def test_a_run_answered_without_tools_loads_none_of_it_to_its_end(tmp_path: Path) -> None:
