@@ -23,8 +23,6 @@ from hookspecs.values import CommandDefinition, CommandInvocation, CommandResult
 from .commands import help_text
 from .compaction.command import COMPACTION_PLUGIN_NAME, CompactionPlugin
 from .loop_settings import AGENT_LOOP_SETTINGS, AgentLoopSettings
-from .telemetry import PLUGIN_NAME as TELEMETRY_PLUGIN_NAME
-from .telemetry import builtin_telemetry
 from .tools.builtin import builtin_tools
 
 if TYPE_CHECKING:
@@ -34,6 +32,8 @@ if TYPE_CHECKING:
 
 CORE_PLUGIN_NAME = "harness-core"
 AGENT_LOOP_PLUGIN_NAME = "agent-loop"
+#: ``harness.telemetry.ENABLE_ENV``: the telemetry package loads only when it is set at all
+TELEMETRY_ENV = "DSH_OTEL"
 
 
 class CorePlugin:
@@ -80,6 +80,9 @@ def builtin_plugins(rows: Sequence[ProfileRow], environ: Mapping[str, str] | Non
         builtins.append((AGENT_LOOP_PLUGIN_NAME, AgentLoopPlugin()))
     if not any(row.name == COMPACTION_PLUGIN_NAME and not row.disabled for row in rows):
         builtins.append((COMPACTION_PLUGIN_NAME, CompactionPlugin()))
-    has_telemetry_row = any(row.name == TELEMETRY_PLUGIN_NAME for row in rows)
-    builtins.extend(builtin_telemetry(os.environ if environ is None else environ, has_row=has_telemetry_row))
+    env = os.environ if environ is None else environ
+    if env.get(TELEMETRY_ENV):  # what it holds is for the telemetry package to judge
+        from .telemetry import PLUGIN_NAME, builtin_telemetry
+
+        builtins.extend(builtin_telemetry(env, has_row=any(row.name == PLUGIN_NAME for row in rows)))
     return builtins

@@ -18,7 +18,6 @@ are resolved, so tests never pick up whatever is installed in site-packages.
 
 from __future__ import annotations
 
-import difflib
 import importlib
 import inspect
 import os
@@ -33,20 +32,14 @@ import hookspecs
 from hookspecs.errors import PluginError, ProfileError
 from hookspecs.markers import CONFIG_PATH, PLUGINS_ENTRY_POINT_GROUP, PROJECT_NAME
 from hookspecs.values.settings import settings_key
-from hookspecs.values.wire import describe_errors, make_converter, structure
+from hookspecs.values.wire import describe_errors, structure
 
 from .entry_points import entry_points
 from .profiles import ProfileRow
-from .settings.fields import use_keys, validator_problems
+from .settings.fields import keyed_converter, validator_problems
 
 #: Comma-separated row ids or plugin names that must not be loaded.
 DISABLED_PLUGINS_ENV = "DSH_DISABLED_PLUGINS"
-
-#: The private converter for plugin ``config`` blocks (strict, no extra keys). Fields
-#: are keyed as in settings documents (an explicit alias, else the name): a row whose
-#: id is a settings namespace is also that namespace's base layer.
-_CONFIG_CONVERTER = make_converter()
-use_keys(_CONFIG_CONVERTER)
 
 LoadStatus = Literal["loaded", "disabled", "blocked"]
 
@@ -221,12 +214,16 @@ def resolve_paths(schema: type, config: Mapping[str, Any], base: Path | None) ->
 
 
 def _structure_config(schema: type, config: Mapping[str, Any], *, where: str) -> Any:
+    # the settings converter: plugin config (strict, no extra keys) is keyed as in
+    # settings documents (an explicit alias, else the name), since a row whose id is
+    # a settings namespace is also that namespace's base layer
+    converter = keyed_converter()
     try:
-        return structure(_CONFIG_CONVERTER, dict(config), schema, where=where, error=ProfileError)
+        return structure(converter, dict(config), schema, where=where, error=ProfileError)
     except ProfileError as exc:
         # A validator failure inside __init__ reaches cattrs without its field
         # ("invalid value @ $"): name each failing field instead.
-        located = validator_problems(_CONFIG_CONVERTER, schema, config)
+        located = validator_problems(converter, schema, config)
         if not located or exc.__cause__ is None:
             raise
         typed = [problem for problem in describe_errors(exc.__cause__) if not problem.endswith(" @ $")]
@@ -311,7 +308,6 @@ def _skipped(row_id: str, plugin_name: str, layer: str, status: LoadStatus) -> L
 
 def _check_pending(pm: pluggy.PluginManager, where_by_name: Mapping[str, str]) -> None:
     """``pm.check_pending()``, with an error that names the plugin and the hook."""
-    specs = [name for name in vars(pm.hook) if not name.startswith("_") and getattr(pm.hook, name).has_spec()]
     for hook_name in sorted(vars(pm.hook)):
         caller = getattr(pm.hook, hook_name)
         if hook_name.startswith("_") or not isinstance(caller, pluggy.HookCaller) or caller.has_spec():
@@ -320,6 +316,9 @@ def _check_pending(pm: pluggy.PluginManager, where_by_name: Mapping[str, str]) -
             if impl.optionalhook:
                 continue
             where = where_by_name.get(impl.plugin_name, f"plugin {impl.plugin_name!r}")
+            import difflib  # for this error only: not loaded by every start
+
+            specs = [name for name in vars(pm.hook) if not name.startswith("_") and getattr(pm.hook, name).has_spec()]
             close = difflib.get_close_matches(hook_name, specs, n=1)
             hint = f"; did you mean {close[0]!r}?" if close else ""
             raise PluginError(

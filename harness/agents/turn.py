@@ -39,7 +39,6 @@ from hookspecs.values.messages import new_message_id
 
 from ..compaction.service import OVERFLOW_CODE
 from ..sessions.history import committed_message
-from ..tools.scheduler import run_tool_calls
 
 if TYPE_CHECKING:
     from hookspecs.values import AgentOptions
@@ -146,6 +145,8 @@ async def run_step(
         calls = [block for block in message.content if isinstance(block, ToolCallBlock)]
         concluded = False
         if calls:
+            from ..tools.scheduler import run_tool_calls  # with the first tool call, not with every start
+
             concluded = await run_tool_calls(agent, turn, step, calls, token)
         return StepOutcome(called_tools=bool(calls), concluded=concluded, max_tokens=finish == "max-tokens")
     finally:

@@ -1,17 +1,57 @@
 """The subcommands' argument parsers, apart from the commands.
 
-``harness --help`` builds every parser but runs none of the commands, so the
-parsers live here with nothing heavier than :mod:`argparse`: the terminal
+The parsers live here with nothing heavier than :mod:`argparse`: the terminal
 chat, the host, the web stack and the LLM adapters load only in the branch of
-:func:`harness.cli.main` that runs them.
+:func:`harness.cli.main` that runs them. A command line builds only its own
+command's parser (:func:`add_command_parsers`); the others stand in by their
+line in ``harness --help``.
 """
 
 from __future__ import annotations
 
 import argparse
+from collections.abc import Callable
 from typing import Any
 
 from ..tools.sandbox_modes import SANDBOX_MODES
+
+#: each built-in command's line in ``harness --help``, in the listing's order
+COMMAND_HELP = {
+    "run": "run one prompt headless and print the transcript",
+    "chat": "chat with an agent in the terminal (approvals asked interactively)",
+    "demo": "run a shipped offline demo (temporary workspace and DSH_HOME)",
+    "serve": "serve the web client on loopback (a credential in the printed URL)",
+    "sessions": "list or show stored sessions",
+    "plugins": "list the plugins a profile loads and the hooks each implements",
+}
+#: the default a stand-in parser sets: the command whose own parser was not built
+STAND_IN = "stand_in"
+
+
+def add_command_parsers(sub: Any, add_profile_arguments: Any, *, only: str | None = None) -> None:
+    """The built-in commands' parsers, listed in :data:`COMMAND_HELP`'s order.
+
+    With ``only``, just that command's own parser is built (a name no built-in
+    has: none). Every other command stands in with its help line and takes
+    whatever follows it; a parse that ends in a stand-in names it as
+    ``args.stand_in``, to be parsed again with ``only`` that command.
+    """
+    own: dict[str, Callable[[], None]] = {
+        "run": lambda: add_run_parser(sub, add_profile_arguments),
+        "chat": lambda: add_chat_parser(sub, add_profile_arguments),
+        "demo": lambda: add_demo_parser(sub),
+        "serve": lambda: add_serve_parser(sub, add_profile_arguments),
+        "sessions": lambda: add_sessions_parser(sub),
+        "plugins": lambda: add_plugins_parser(sub, add_profile_arguments),
+    }
+    for name, add in own.items():
+        if only is None or only == name:
+            add()
+            continue
+        # as an extension command is listed: nothing of its own is parsed here
+        stand_in = sub.add_parser(name, help=COMMAND_HELP[name], add_help=False, prefix_chars="\0")
+        stand_in.add_argument("stand_in_argv", nargs=argparse.REMAINDER)
+        stand_in.set_defaults(**{STAND_IN: name})
 
 
 def add_sandbox_argument(parser: argparse.ArgumentParser) -> None:
@@ -23,7 +63,7 @@ def add_sandbox_argument(parser: argparse.ArgumentParser) -> None:
 
 
 def add_run_parser(sub: Any, add_profile_arguments: Any) -> None:
-    parser = sub.add_parser("run", help="run one prompt headless and print the transcript")
+    parser = sub.add_parser("run", help=COMMAND_HELP["run"])
     add_profile_arguments(parser)
     parser.add_argument("prompt", help="the prompt (or a /command)")
     parser.add_argument("--model", metavar="PROVIDER/MODEL", help="route for the root agent")
@@ -36,7 +76,7 @@ def add_run_parser(sub: Any, add_profile_arguments: Any) -> None:
 
 
 def add_chat_parser(sub: Any, add_profile_arguments: Any) -> None:
-    parser = sub.add_parser("chat", help="chat with an agent in the terminal (approvals asked interactively)")
+    parser = sub.add_parser("chat", help=COMMAND_HELP["chat"])
     add_profile_arguments(parser)
     parser.add_argument("--session", metavar="ID", help="continue an existing session")
     parser.add_argument("--model", metavar="PROVIDER/MODEL", help="route for the root agent")
@@ -45,7 +85,7 @@ def add_chat_parser(sub: Any, add_profile_arguments: Any) -> None:
 
 
 def add_serve_parser(sub: Any, add_profile_arguments: Any) -> None:
-    parser = sub.add_parser("serve", help="serve the web client on loopback (a credential in the printed URL)")
+    parser = sub.add_parser("serve", help=COMMAND_HELP["serve"])
     add_profile_arguments(parser)
     parser.add_argument(
         "--host",
@@ -65,7 +105,7 @@ def add_serve_parser(sub: Any, add_profile_arguments: Any) -> None:
 def add_demo_parser(sub: Any) -> None:
     parser = sub.add_parser(
         "demo",
-        help="run a shipped offline demo (temporary workspace and DSH_HOME)",
+        help=COMMAND_HELP["demo"],
         description="Run a demo shipped by an installed distribution, offline, in a temporary copy of its "
         "workspace; $DSH_HOME is a temporary directory unless it is set.",
     )
@@ -81,10 +121,15 @@ def add_demo_parser(sub: Any) -> None:
 
 
 def add_sessions_parser(sub: Any) -> None:
-    sessions = sub.add_parser("sessions", help="list or show stored sessions")
+    sessions = sub.add_parser("sessions", help=COMMAND_HELP["sessions"])
     sessions_sub = sessions.add_subparsers(dest="sessions_command", metavar="ACTION", required=True)
     listing = sessions_sub.add_parser("list", help="list sessions, newest first")
     listing.add_argument("--json", action="store_true")
     show = sessions_sub.add_parser("show", help="print a session's transcript")
     show.add_argument("session_id", metavar="ID")
     show.add_argument("--json", action="store_true", help="one JSON event per line")
+
+
+def add_plugins_parser(sub: Any, add_profile_arguments: Any) -> None:
+    plugins = sub.add_parser("plugins", help=COMMAND_HELP["plugins"])
+    add_profile_arguments(plugins)

@@ -38,12 +38,21 @@ def load_profile(args: argparse.Namespace, home: Path) -> ComposedProfile | None
     return compose_profile(name, dsh_home=home, patches=patches)
 
 
-def add_profile_arguments(parser: argparse.ArgumentParser) -> None:
+def add_profile_arguments(parser: argparse.ArgumentParser, *, command: bool = False) -> None:
+    """``--profile`` and ``--patch``; on a ``command``'s parser they are left
+    unset unless given after the command, so ``harness --profile P run ...``
+    keeps P (argparse lets a subcommand's defaults replace what came before it)."""
+    default: str | None = argparse.SUPPRESS if command else None
     parser.add_argument(
         "--profile",
         metavar="P",
         help="profile file, or a name in $DSH_HOME/profiles/ (default: $DSH_PROFILE, then 'default' if present)",
+        default=default,
     )
     parser.add_argument(
-        "--patch", metavar="FILE", action="append", help="extra profile patch layer (repeatable, applied last)"
+        "--patch",
+        metavar="FILE",
+        action="append",
+        help="extra profile patch layer (repeatable, applied last)",
+        default=default,
     )

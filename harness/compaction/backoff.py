@@ -10,7 +10,7 @@ provider's overflow complaint is not gated: that request cannot go as it is.
 
 from __future__ import annotations
 
-import attrs
+from typing import NamedTuple
 
 #: requests skipped after the first failure in a row; doubles per further failure
 FIRST_WAIT_REQUESTS = 4
@@ -23,19 +23,24 @@ GROWTH_SHARE = 0.125
 TRANSIENT_CODES = frozenset({"cancelled", "busy", "changed"})
 
 
-@attrs.define(kw_only=True)
+# plain classes: every host loads this module, and an attrs class compiles its
+# generated methods when it is defined
+
+
 class _Pause:
-    failures: int
-    tokens: int  # the request estimate at the last failure
-    skipped: int = 0
+    __slots__ = ("failures", "skipped", "tokens")
+
+    def __init__(self, *, failures: int, tokens: int) -> None:
+        self.failures = failures
+        self.tokens = tokens  # the request estimate at the last failure
+        self.skipped = 0
 
     @property
     def wait(self) -> int:
         return min(FIRST_WAIT_REQUESTS * 2 ** (self.failures - 1), MAX_WAIT_REQUESTS)
 
 
-@attrs.define(kw_only=True, frozen=True)
-class Skip:
+class Skip(NamedTuple):
     """A pressure compaction not tried: the reason to report."""
 
     reason: str

@@ -17,10 +17,8 @@ from hookspecs.values.compaction import CompactionResult, CompactionTrigger
 
 from ..sessions.history import HISTORY_TYPES, LiveSurfaces
 from .backoff import RetryBackoff
-from .commit import checkpoint_message, close_compaction, open_compaction, write_checkpoint, write_summary
 from .estimate import RequestEstimator, message_tokens, messages_tokens, request_tokens
 from .policy import UNKNOWN_WINDOW_INPUT_TOKENS, CompactionSettings, choose_cut, under_pressure
-from .summarize import SummaryFailed, stream_summary, summary_request
 
 if TYPE_CHECKING:
     from collections.abc import Sequence
@@ -167,6 +165,11 @@ class BuiltinCompactionEngine:
         turn: int | None,
         source_command_id: str | None,
     ) -> CompactionResult:
+        # what writes a compaction loads when one runs, not with every host (the
+        # pressure check before each request needs only the estimate and the policy)
+        from .commit import checkpoint_message, close_compaction, open_compaction, write_checkpoint, write_summary
+        from .summarize import SummaryFailed, stream_summary, summary_request
+
         session = agent.session
         if session.id in self._active:
             raise _Failed("busy", "another compaction of this session is running", None)
@@ -229,6 +232,8 @@ class BuiltinCompactionEngine:
 
 def _close_failed(session: Session, compaction_id: str, code: str, message: str) -> None:
     """``compaction/end`` with ``error``, unless the log cannot take it (repair closes it on load)."""
+    from .commit import close_compaction
+
     try:
         close_compaction(session, compaction_id, {"code": code, "message": message})
     except SessionError:

@@ -9,8 +9,7 @@ package is imported by ``importlib.resources`` when the bundle is read.
 from __future__ import annotations
 
 from importlib import resources
-
-import attrs
+from typing import NamedTuple
 
 from hookspecs.errors import ProfileError
 from hookspecs.markers import BUNDLES_ENTRY_POINT_GROUP
@@ -18,8 +17,7 @@ from hookspecs.markers import BUNDLES_ENTRY_POINT_GROUP
 from ..entry_points import entry_points
 
 
-@attrs.frozen(kw_only=True)
-class Bundle:
+class Bundle(NamedTuple):
     name: str
     #: ``package:resource.yml``
     value: str

@@ -75,13 +75,13 @@ def compose_profile(profile: Path | str, *, dsh_home: Path, patches: Sequence[Pa
     )
 
 
-@attrs.define
 class _State:
     """The rows composed so far (dict order = first insertion order)."""
 
-    rows: dict[str, ProfileRow] = attrs.field(factory=dict)
-    warnings: list[str] = attrs.field(factory=list)
-    layers: list[str] = attrs.field(factory=list)
+    def __init__(self) -> None:
+        self.rows: dict[str, ProfileRow] = {}
+        self.warnings: list[str] = []
+        self.layers: list[str] = []
 
     def apply_patch(self, patch: PatchDoc, *, layer: str, base: Path | None) -> None:
         self.layers.append(layer)

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 import attrs
 
@@ -49,19 +49,21 @@ class ComposedProfile:
         return None
 
 
-@attrs.frozen(kw_only=True)
-class RowSpec:
+# What parsing yields and composing reads once: plain named tuples, which cost
+# no generated methods to define (an attrs class compiles four or five).
+
+
+class RowSpec(NamedTuple):
     """A parsed row or id-targeted op; ``None`` fields were not given."""
 
     id: str
+    where: str
     name: str | None = None
     config: dict[str, Any] | None = None
     disabled: bool | None = None
-    where: str
 
 
-@attrs.frozen(kw_only=True)
-class InsertOp:
+class InsertOp(NamedTuple):
     """``{insert: [rows...]}`` — every row has a name, config and disabled."""
 
     rows: tuple[RowSpec, ...]
@@ -72,20 +74,17 @@ class InsertOp:
 PatchOp = InsertOp | RowSpec
 
 
-@attrs.frozen(kw_only=True)
-class PatchDoc:
+class PatchDoc(NamedTuple):
     source: str
     ops: tuple[PatchOp, ...]
 
 
-@attrs.frozen(kw_only=True)
-class BundleRef:
+class BundleRef(NamedTuple):
     name: str
     where: str
 
 
-@attrs.frozen(kw_only=True)
-class ProfileDoc:
+class ProfileDoc(NamedTuple):
     source: str
     bundles: tuple[BundleRef, ...]
     rows: tuple[RowSpec, ...]

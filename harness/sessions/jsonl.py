@@ -9,6 +9,7 @@ load drops.
 
 from __future__ import annotations
 
+import functools
 import os
 import re
 from collections.abc import Callable
@@ -16,6 +17,7 @@ from pathlib import Path
 from typing import Any, BinaryIO
 
 import attrs
+import cattrs
 
 from hookspecs.errors import SessionError, SessionFormatError
 from hookspecs.fsutil import FILE_MODE, write_all
@@ -35,7 +37,12 @@ from .logfile import open_log_fd, read_log_bytes
 #: the code of every failed write, fsync or truncation of a session file
 WRITE_FAILED = "SESSION_WRITE_FAILED"
 
-_HEADER_CONVERTER = make_converter()
+
+@functools.cache
+def _header_converter() -> cattrs.Converter:
+    # made when a header is first read (a resumed or listed session), not by every
+    # process that writes a new one: a converter costs about a millisecond to make
+    return make_converter()
 
 
 @attrs.frozen(kw_only=True)
@@ -288,7 +295,7 @@ def parse_header(line: bytes, label: str) -> SessionHeader:
     except RecursionError:
         raise SessionFormatError(_too_deep(label)) from None
     parsed: _HeaderLine = structure(
-        _HEADER_CONVERTER, obj, _HeaderLine, where=f"{label}:1 header", error=SessionFormatError
+        _header_converter(), obj, _HeaderLine, where=f"{label}:1 header", error=SessionFormatError
     )
     if parsed.type != SESSION_HEADER_TYPE:
         raise SessionFormatError(f"{label}:1: header type must be 'session'")

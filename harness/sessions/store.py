@@ -9,7 +9,7 @@ import os
 import re
 from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import BinaryIO
+from typing import TYPE_CHECKING, BinaryIO
 
 from hookspecs.errors import SessionError, SessionFormatError
 from hookspecs.fsutil import ensure_private_dir
@@ -17,14 +17,15 @@ from hookspecs.layout import SESSION_FILE, SESSION_ID_PATTERN, SESSIONS_DIR
 from hookspecs.protocols import SessionSummary
 from hookspecs.values import EventTypes, SessionEvent, SessionHeader
 
-from .checkpoint import ResumedTail, mark_clean, read_tail_from_checkpoint
 from .jsonl import JsonlWriter, LoadedLog, check_header_id, count_events, read_header, truncate_torn_tail
 from .lock import SessionLock
 from .log import SessionLog
 from .logfile import check_log, open_log
 from .repair import closing_events
 from .shapes import check_event, load_log
-from .tail import read_tail
+
+if TYPE_CHECKING:
+    from .checkpoint import ResumedTail
 
 _EVENT_TYPE = re.compile(r"^[a-z][a-z0-9-]*(?:/[a-z0-9][a-z0-9-]*)+$")
 
@@ -166,6 +167,8 @@ class SessionStore:
         it when something first reads them (their load validates the whole log
         and raises its ``SessionFormatError`` there).
         """
+        from .checkpoint import read_tail_from_checkpoint  # resuming, closing: not a new run's start
+
         path, where, lock = self._lock_existing(session_id)
         try:
             tail = read_tail_from_checkpoint(path, where, session_id, is_known=self.is_known_type)
@@ -229,6 +232,8 @@ class SessionStore:
         None when its end cannot be trusted without a full read (a torn last
         line, an end that does not parse): :meth:`open` repairs or reports it.
         Reads back from the end to the last turn's start, never the whole log."""
+        from .tail import read_tail  # an importer's append, not a run's start
+
         path, where, lock = self._lock_existing(session_id)
         try:
             tail = read_tail(path, where)
@@ -263,6 +268,8 @@ class SessionStore:
         recorded as the next one. Closers go through the normal append path, so
         observers see them.
         """
+        from .checkpoint import mark_clean
+
         since, _ = log.clean or (0, 0)
         closers = closing_events(log.events_since(since))
         for etype, data in closers:
@@ -288,6 +295,8 @@ class SessionStore:
     def close(self, session_id: str) -> None:
         log = self._live.pop(session_id, None)
         if log is not None:
+            from .checkpoint import mark_clean
+
             try:
                 mark_clean(log, self.path_for(session_id), _label(session_id))  # the next resume reads from here
             finally:

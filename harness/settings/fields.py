@@ -8,10 +8,15 @@ classes without aliases keep cattrs' stock handling.
 attrs validators run inside ``__init__``, where cattrs loses which field
 failed (``invalid value @ $``); :func:`validator_problem` runs one field's
 validator alone, so settings and profile-row config both name the field.
+
+:func:`keyed_converter` is the one converter of both: a settings namespace's
+schema is often also its plugin row's ``config_schema``, and cattrs generates
+(compiles) a class's structuring code once per converter.
 """
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable, Mapping
 from typing import Any
 
@@ -21,6 +26,7 @@ from cattrs.errors import AttributeValidationNote
 from cattrs.gen import make_dict_structure_fn, make_dict_unstructure_fn, override
 
 from hookspecs.values.settings import settings_key
+from hookspecs.values.wire import make_converter
 
 
 def renames(cls: type) -> dict[str, str]:
@@ -28,13 +34,35 @@ def renames(cls: type) -> dict[str, str]:
     return {field.name: key for field in attrs.fields(cls) if (key := settings_key(field)) != field.name}
 
 
+@functools.cache
+def keyed_converter() -> cattrs.Converter:
+    """The process's converter for settings documents and plugin ``config``
+    blocks: strict (:func:`~hookspecs.values.wire.make_converter`), keyed by
+    field key (:func:`use_keys`). Shared, so each schema's structuring code is
+    generated once per process, not once per host and once more per use; nothing
+    registers further hooks on it."""
+    converter = make_converter()
+    use_keys(converter)
+    return converter
+
+
 def use_keys(converter: cattrs.Converter) -> None:
-    """Structure and unstructure attrs classes by field key."""
+    """Structure and unstructure attrs classes by field key.
+
+    Each class's hooks are made once: cattrs forgets the hooks it cached
+    whenever it makes one for a mapping or a tuple, and would otherwise call
+    these factories (and generate and compile the code) again.
+    """
+    structures: dict[type, Callable[[Any, Any], Any]] = {}
+    unstructures: dict[type, Callable[[Any], Any]] = {}
 
     def aliased(tp: Any) -> bool:
         return isinstance(tp, type) and attrs.has(tp) and bool(renames(tp))
 
     def structure_hook(cls: type) -> Any:
+        made = structures.get(cls)
+        if made is not None:
+            return made
         keys = renames(cls)
         structure: Callable[[Any, Any], Any] = make_dict_structure_fn(cls, converter, **_overrides(keys))
 
@@ -45,10 +73,14 @@ def use_keys(converter: cattrs.Converter) -> None:
                 _name_keys_in_paths(exc, keys)
                 raise
 
+        structures[cls] = by_key
         return by_key
 
     def unstructure_hook(cls: type) -> Any:
-        return make_dict_unstructure_fn(cls, converter, **_overrides(renames(cls)))
+        made = unstructures.get(cls)
+        if made is None:
+            made = unstructures[cls] = make_dict_unstructure_fn(cls, converter, **_overrides(renames(cls)))
+        return made
 
     converter.register_structure_hook_factory(aliased, structure_hook)
     converter.register_unstructure_hook_factory(aliased, unstructure_hook)

@@ -22,11 +22,10 @@ from hookspecs.errors import JsonDataError, SettingsConflictError, SettingsError
 from hookspecs.fsutil import write_atomic
 from hookspecs.values.json import check_json
 from hookspecs.values.settings import SettingsDescriptor, SettingsOp, SettingsSpec, settings_key
-from hookspecs.values.wire import make_converter
 
 from . import document
 from .document import Section, canonical_json
-from .fields import use_keys
+from .fields import keyed_converter
 from .ops import REDACTED, apply_ops
 from .resolve import InvalidSettings, Resolved, Resolver
 from .schema_json import schema_for_class
@@ -63,8 +62,9 @@ class SettingsService:
         self._path = Path(path)
         self._on_updated = on_updated
         self._log = logger or logging.getLogger(__name__)
-        self._converter = make_converter()  # private: settings rules never leak into other formats
-        use_keys(self._converter)
+        # settings rules never leak into other formats; shared with plugin config,
+        # whose structuring code for the same schemas is then generated only once
+        self._converter = keyed_converter()
         self._entries: dict[str, _Entry] = {}
         self._sections: dict[str, Section] = {}  # the document as last read or written
         self._document_lock = trio.Lock()  # one read-modify-write of the file at a time

@@ -23,12 +23,12 @@ from hookspecs.values import (
 
 from ..agents.prompt import PERSONA_SECTION
 from ..sessions.latest import LatestSandboxMode
-from .run import InProcessRun
-from .structured import STRUCTURED_OUTPUT_TOOL, StructuredCaptureImpl, attach_structured_output
 
 if TYPE_CHECKING:
     from ..agents.agent import LoopAgent
     from ..agents.registry import AgentRegistryImpl
+    from .run import InProcessRun
+    from .structured import StructuredCaptureImpl
 
 #: The depth cap used when a request gives none.
 DEFAULT_MAX_DEPTH = 3
@@ -39,7 +39,7 @@ DELEGATION_NOTE = (
     "Nobody can approve actions for you, so work with the tools you have."
 )
 
-ChildSetup = Callable[[AgentScope, StructuredCaptureImpl | None], Awaitable[None] | None]
+ChildSetup = Callable[[AgentScope, "StructuredCaptureImpl | None"], Awaitable[None] | None]
 
 
 class SubagentToolkitImpl:
@@ -93,6 +93,8 @@ class SubagentToolkitImpl:
         description: str | None = None,
         instruction: str | None = None,
     ) -> StructuredCaptureImpl:
+        from .structured import attach_structured_output  # a run's pieces load with the first child
+
         return attach_structured_output(scope, schema, validate=validate, description=description, instruction=instruction)
 
     async def start_in_process(
@@ -107,6 +109,10 @@ class SubagentToolkitImpl:
         output_description: str | None = None,
         output_instruction: str | None = None,
     ) -> InProcessRun:
+        # a run's pieces load with the first child, not with every host
+        from .run import InProcessRun
+        from .structured import STRUCTURED_OUTPUT_TOOL
+
         parent: LoopAgent = request.parent  # type: ignore[assignment]
         depth = self.child_depth(parent, request.max_depth)
         if request.cancel.cancelled:

@@ -42,17 +42,17 @@ import trio
 from hookspecs.errors import ToolError
 from hookspecs.protocols import ToolRunContext
 from hookspecs.scrub import scrub_text
-from hookspecs.values import TextBlock, ToolDefinition, ToolFailure, ToolResult
+from hookspecs.values import TextBlock, ToolFailure, ToolResult
 from hookspecs.values.cancel import CancelToken
 
 from ...sessions.latest import LatestSandboxMode
 from ..sandbox_modes import SANDBOX_MODES, UNCONFINED, WORKSPACE_WRITE
 from ..workspace import workspace_root
+from . import catalog
 from ._files import os_reason
+from .catalog import DEFAULT_TIMEOUT
 from .shell_env import shell_environment
 
-DEFAULT_TIMEOUT = 120
-MAX_TIMEOUT = 600
 MAX_OUTPUT_CHARS = 30_000
 #: After the shell exits, how long background children may keep the output pipe
 #: open before we stop reading (they are left running).
@@ -67,28 +67,6 @@ _ISOLATION = (
 PROBE_SECONDS = 10.0
 #: bwrap path -> why it cannot start here ("" when it can); probed once per process
 _probed: dict[str, str] = {}
-
-PARAMETERS: dict[str, Any] = {
-    "type": "object",
-    "properties": {
-        "command": {
-            "type": "string",
-            "minLength": 1,
-            "description": "Shell command, run with /bin/sh -c in the workspace root. stdin is empty.",
-        },
-        "timeout_seconds": {
-            "type": "number",
-            "exclusiveMinimum": 0,
-            "maximum": MAX_TIMEOUT,
-            "default": DEFAULT_TIMEOUT,
-            "description": (
-                f"Kill the command after this many seconds (default {DEFAULT_TIMEOUT}, max {MAX_TIMEOUT})."
-            ),
-        },
-    },
-    "required": ["command"],
-    "additionalProperties": False,
-}
 
 
 @attrs.define
@@ -332,16 +310,5 @@ async def execute(args: dict[str, Any], ctx: ToolRunContext) -> ToolResult:
     return _result(outcome, timeout)
 
 
-TOOL = ToolDefinition(
-    name="bash",
-    description=(
-        "Run a shell command (/bin/sh -c) in the workspace root and return its exit code and "
-        "combined stdout/stderr (long output keeps its start and end). Non-interactive: stdin is "
-        f"empty. Killed after timeout_seconds (default {DEFAULT_TIMEOUT}). Under the session's sandbox mode "
-        "(workspace-write, read-only) it runs without network and can write only inside the workspace (or nowhere)."
-    ),
-    parameters=PARAMETERS,
-    execute=execute,
-    requires_approval=True,
-    root_only=True,
-)
+#: the definition offered to models (:mod:`.catalog`); its ``execute`` calls this module's
+TOOL = catalog.BASH

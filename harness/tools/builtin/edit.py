@@ -10,37 +10,11 @@ import attrs
 from hookspecs import fsutil
 from hookspecs.errors import ToolArgsError, ToolError
 from hookspecs.protocols import ToolRunContext
-from hookspecs.values import ToolDefinition, ToolResult
+from hookspecs.values import ToolResult
 
 from ..workspace import relative_path, resolve_in_workspace, workspace_root
+from . import catalog
 from ._files import SNIFF_BYTES, looks_binary, os_reason, require_regular_file
-
-PARAMETERS: dict[str, Any] = {
-    "type": "object",
-    "properties": {
-        "path": {
-            "type": "string",
-            "minLength": 1,
-            "description": "File to edit, relative to the workspace root.",
-        },
-        "old_text": {
-            "type": "string",
-            "minLength": 1,
-            "description": (
-                "Exact text to replace, including whitespace and indentation. It must occur exactly "
-                "once unless replace_all is true; include surrounding lines to make it unique."
-            ),
-        },
-        "new_text": {"type": "string", "description": "Replacement text."},
-        "replace_all": {
-            "type": "boolean",
-            "default": False,
-            "description": "Replace every occurrence instead of requiring exactly one.",
-        },
-    },
-    "required": ["path", "old_text", "new_text"],
-    "additionalProperties": False,
-}
 
 # surrogateescape round-trips bytes that are not UTF-8, so an edit never
 # corrupts the parts of a file it does not touch.
@@ -108,14 +82,5 @@ async def execute(args: dict[str, Any], ctx: ToolRunContext) -> ToolResult:
     return ToolResult.text(f"replaced {count} {noun} in {shown}", value=value)
 
 
-TOOL = ToolDefinition(
-    name="edit",
-    description=(
-        "Replace exact text in an existing file. old_text must match the file exactly "
-        "(read the file first) and occur once, unless replace_all is true."
-    ),
-    parameters=PARAMETERS,
-    execute=execute,
-    requires_approval=True,
-    root_only=True,
-)
+#: the definition offered to models (:mod:`.catalog`); its ``execute`` calls this module's
+TOOL = catalog.EDIT

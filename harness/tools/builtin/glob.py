@@ -11,34 +11,12 @@ import trio
 
 from hookspecs.errors import ToolArgsError
 from hookspecs.protocols import ToolRunContext
-from hookspecs.values import ToolDefinition, ToolResult
+from hookspecs.values import ToolResult
 
 from ..workspace import relative_path, resolve_in_workspace, workspace_root
+from . import catalog
 from ._walk import compile_segments, expand_braces, is_literal, split_pattern, walk_files
-
-MAX_FILES = 1000
-
-PARAMETERS: dict[str, Any] = {
-    "type": "object",
-    "properties": {
-        "pattern": {
-            "type": "string",
-            "minLength": 1,
-            "description": (
-                "Glob relative to `path`: `*` and `?` match within one path segment, `**` matches any "
-                "number of directories, `{a,b}` alternatives. E.g. \"**/*.py\", \"src/*.{ts,tsx}\"."
-            ),
-        },
-        "path": {
-            "type": "string",
-            "minLength": 1,
-            "default": ".",
-            "description": "Directory to search from (default: the workspace root).",
-        },
-    },
-    "required": ["pattern"],
-    "additionalProperties": False,
-}
+from .catalog import MAX_FILES
 
 
 @attrs.frozen
@@ -108,15 +86,5 @@ async def execute(args: dict[str, Any], ctx: ToolRunContext) -> ToolResult:
     return ToolResult.text(text, value={"files": shown, "total": len(files), "truncated": truncated})
 
 
-TOOL = ToolDefinition(
-    name="glob",
-    description=(
-        "Find files in the workspace by path pattern, e.g. \"**/*.py\". Returns matching "
-        f"file paths relative to the workspace root, sorted, one per line (at most {MAX_FILES}). "
-        "Hidden directories are skipped unless the pattern names them."
-    ),
-    parameters=PARAMETERS,
-    execute=execute,
-    concurrency_safe=True,
-    read_only=True,
-)
+#: the definition offered to models (:mod:`.catalog`); its ``execute`` calls this module's
+TOOL = catalog.GLOB

@@ -21,55 +21,17 @@ import trio
 
 from hookspecs.errors import ToolArgsError
 from hookspecs.protocols import ToolRunContext
-from hookspecs.values import ToolDefinition, ToolResult
+from hookspecs.values import ToolResult
 
 from ..workspace import relative_path, resolve_in_workspace, workspace_root
+from . import catalog
 from ._files import SNIFF_BYTES, looks_binary, single_link
 from ._walk import compile_segments, expand_braces, split_pattern, walk_files
+from .catalog import DEFAULT_MAX_RESULTS
 
-DEFAULT_MAX_RESULTS = 200
-MAX_RESULTS = 5000
 MAX_LINE_CHARS = 500
 #: Bigger files are skipped: they are almost always data, logs or build output.
 MAX_FILE_BYTES = 8 * 1024 * 1024
-
-PARAMETERS: dict[str, Any] = {
-    "type": "object",
-    "properties": {
-        "pattern": {
-            "type": "string",
-            "minLength": 1,
-            "description": (
-                "Regular expression searched for in each line (Python/RE2 syntax, re.search semantics; "
-                "no backreferences or lookaround)."
-            ),
-        },
-        "path": {
-            "type": "string",
-            "minLength": 1,
-            "default": ".",
-            "description": "Directory to search recursively, or a single file (default: the workspace root).",
-        },
-        "glob": {
-            "type": "string",
-            "minLength": 1,
-            "description": (
-                "Only search files whose name matches this glob, e.g. \"*.py\" or \"*.{ts,tsx}\". "
-                "A glob containing '/' is matched against the path below `path`, e.g. \"src/**/*.py\"."
-            ),
-        },
-        "ignore_case": {"type": "boolean", "default": False, "description": "Match case-insensitively."},
-        "max_results": {
-            "type": "integer",
-            "minimum": 1,
-            "maximum": MAX_RESULTS,
-            "default": DEFAULT_MAX_RESULTS,
-            "description": f"Stop after this many matching lines (default {DEFAULT_MAX_RESULTS}).",
-        },
-    },
-    "required": ["pattern"],
-    "additionalProperties": False,
-}
 
 
 @attrs.frozen
@@ -195,16 +157,5 @@ async def execute(args: dict[str, Any], ctx: ToolRunContext) -> ToolResult:
     return ToolResult.text(text, value=value)
 
 
-TOOL = ToolDefinition(
-    name="grep",
-    description=(
-        "Search file contents in the workspace with a regular expression (RE2: linear time, "
-        "no backreferences or lookaround). "
-        "Prints matching lines as `path:line:text`, sorted by path then line. "
-        "Hidden directories (like .git) and binary files are skipped."
-    ),
-    parameters=PARAMETERS,
-    execute=execute,
-    concurrency_safe=True,
-    read_only=True,
-)
+#: the definition offered to models (:mod:`.catalog`); its ``execute`` calls this module's
+TOOL = catalog.GREP

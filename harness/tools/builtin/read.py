@@ -11,40 +11,15 @@ import trio
 
 from hookspecs.errors import ToolArgsError, ToolError
 from hookspecs.protocols import ToolRunContext
-from hookspecs.values import ToolDefinition, ToolResult
+from hookspecs.values import ToolResult
 
 from ..workspace import relative_path, resolve_in_workspace, workspace_root
+from . import catalog
 from ._files import SNIFF_BYTES, hard_link_refusal, looks_binary, os_reason, require_regular_file, single_link
+from .catalog import DEFAULT_LIMIT
 
-DEFAULT_LIMIT = 2000
-MAX_LIMIT = 10_000
 #: Longer lines (minified files) are cut so one line cannot flood the context.
 MAX_LINE_CHARS = 2000
-
-PARAMETERS: dict[str, Any] = {
-    "type": "object",
-    "properties": {
-        "path": {
-            "type": "string",
-            "minLength": 1,
-            "description": "File to read, relative to the workspace root (or absolute, inside it).",
-        },
-        "offset": {
-            "type": "integer",
-            "minimum": 1,
-            "description": "1-based line number to start at. Use it to continue a truncated read.",
-        },
-        "limit": {
-            "type": "integer",
-            "minimum": 1,
-            "maximum": MAX_LIMIT,
-            "default": DEFAULT_LIMIT,
-            "description": f"Maximum number of lines to return (default {DEFAULT_LIMIT}).",
-        },
-    },
-    "required": ["path"],
-    "additionalProperties": False,
-}
 
 
 @attrs.frozen
@@ -105,15 +80,5 @@ async def execute(args: dict[str, Any], ctx: ToolRunContext) -> ToolResult:
     return ToolResult.text(body, value=value)
 
 
-TOOL = ToolDefinition(
-    name="read",
-    description=(
-        "Read a text file from the workspace. Returns its lines numbered from 1 "
-        "(`     1\\tfirst line`). Long files are returned in windows: pass offset "
-        "and limit to page through them. Directories and binary files are refused."
-    ),
-    parameters=PARAMETERS,
-    execute=execute,
-    concurrency_safe=True,
-    read_only=True,
-)
+#: the definition offered to models (:mod:`.catalog`); its ``execute`` calls this module's
+TOOL = catalog.READ

@@ -8,24 +8,11 @@ from typing import Any
 from hookspecs import fsutil
 from hookspecs.errors import ToolArgsError, ToolError
 from hookspecs.protocols import ToolRunContext
-from hookspecs.values import ToolDefinition, ToolResult
+from hookspecs.values import ToolResult
 
 from ..workspace import relative_path, resolve_in_workspace, workspace_root
+from . import catalog
 from ._files import os_reason
-
-PARAMETERS: dict[str, Any] = {
-    "type": "object",
-    "properties": {
-        "path": {
-            "type": "string",
-            "minLength": 1,
-            "description": "File to write, relative to the workspace root; missing parent directories are created.",
-        },
-        "content": {"type": "string", "description": "The complete new content of the file (UTF-8)."},
-    },
-    "required": ["path", "content"],
-    "additionalProperties": False,
-}
 
 
 def _write(path: Path, shown: str, data: bytes) -> bool:
@@ -57,14 +44,5 @@ async def execute(args: dict[str, Any], ctx: ToolRunContext) -> ToolResult:
     )
 
 
-TOOL = ToolDefinition(
-    name="write",
-    description=(
-        "Create a file or replace its whole content. Prefer `edit` for changing part of an "
-        "existing file. Parent directories are created as needed."
-    ),
-    parameters=PARAMETERS,
-    execute=execute,
-    requires_approval=True,
-    root_only=True,
-)
+#: the definition offered to models (:mod:`.catalog`); its ``execute`` calls this module's
+TOOL = catalog.WRITE
