@@ -38,10 +38,7 @@ class _Parser(argparse.ArgumentParser):
         return super().format_help()
 
 
-def build_parser(only: str | None = None) -> argparse.ArgumentParser:
-    """The ``harness`` parser; with ``only``, of the built-in commands just that
-    one's parser is built, the others stand in by their help line
-    (:func:`.parsers.add_command_parsers`)."""
+def build_parser() -> argparse.ArgumentParser:
     from .extensions import add_extension_parsers
     from .parsers import add_command_parsers
 
@@ -50,40 +47,9 @@ def build_parser(only: str | None = None) -> argparse.ArgumentParser:
     parser.add_argument("--dump-config", action="store_true", help="print the composed profile with its layers")
     parser.add_argument("-v", "--verbose", action="count", default=0, help="more log output (repeatable)")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
-    add_command_parsers(sub, partial(add_profile_arguments, command=True), only=only)
+    add_command_parsers(sub, partial(add_profile_arguments, command=True))
     parser.fill_help = add_extension_parsers(sub, lazy_help=True)
     return parser
-
-
-def parse_command_line(given: Sequence[str]) -> tuple[argparse.ArgumentParser, argparse.Namespace]:
-    """The parser and the parsed arguments of ``harness <given>``, exactly as with
-    every command's parser built, but building only the parser of the command
-    that is run: the first argument that is neither an option nor the value of
-    ``--profile``/``--patch`` names it. When that guess misses (an abbreviated
-    or ``=``-joined option before the command), or anything is left unparsed
-    (an error: reported as the whole parser reports it), the command line is
-    parsed again with the parser of the command found."""
-    from .parsers import STAND_IN
-
-    parser = build_parser(only=_named_command(given) or "")
-    args, extras = parser.parse_known_args(given)
-    stand_in = getattr(args, STAND_IN, None)
-    if stand_in is not None or extras:
-        parser = build_parser(only=stand_in or args.command or "")
-        args = parser.parse_args(given)
-    return parser, args
-
-
-def _named_command(given: Sequence[str]) -> str | None:
-    value_next = False
-    for arg in given:
-        if value_next:
-            value_next = False
-        elif arg.startswith("-"):
-            value_next = arg in ("--profile", "--patch")
-        else:
-            return arg
-    return None
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -94,7 +60,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         return hook_main(given[2:])
     from .common import EXIT_USAGE, setup_logging, single_dsh_error
 
-    parser, args = parse_command_line(given)
+    parser = build_parser()
+    args = parser.parse_args(given)
     setup_logging(args.verbose)
     home = dsh_home()
     try:

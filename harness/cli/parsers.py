@@ -1,16 +1,14 @@
 """The subcommands' argument parsers, apart from the commands.
 
-The parsers live here with nothing heavier than :mod:`argparse`: the terminal
+``harness --help`` builds every parser but runs none of the commands, so the
+parsers live here with nothing heavier than :mod:`argparse`: the terminal
 chat, the host, the web stack and the LLM adapters load only in the branch of
-:func:`harness.cli.main` that runs them. A command line builds only its own
-command's parser (:func:`add_command_parsers`); the others stand in by their
-line in ``harness --help``.
+:func:`harness.cli.main` that runs them.
 """
 
 from __future__ import annotations
 
 import argparse
-from collections.abc import Callable
 from typing import Any
 
 from ..tools.sandbox_modes import SANDBOX_MODES
@@ -24,34 +22,16 @@ COMMAND_HELP = {
     "sessions": "list or show stored sessions",
     "plugins": "list the plugins a profile loads and the hooks each implements",
 }
-#: the default a stand-in parser sets: the command whose own parser was not built
-STAND_IN = "stand_in"
 
 
-def add_command_parsers(sub: Any, add_profile_arguments: Any, *, only: str | None = None) -> None:
-    """The built-in commands' parsers, listed in :data:`COMMAND_HELP`'s order.
-
-    With ``only``, just that command's own parser is built (a name no built-in
-    has: none). Every other command stands in with its help line and takes
-    whatever follows it; a parse that ends in a stand-in names it as
-    ``args.stand_in``, to be parsed again with ``only`` that command.
-    """
-    own: dict[str, Callable[[], None]] = {
-        "run": lambda: add_run_parser(sub, add_profile_arguments),
-        "chat": lambda: add_chat_parser(sub, add_profile_arguments),
-        "demo": lambda: add_demo_parser(sub),
-        "serve": lambda: add_serve_parser(sub, add_profile_arguments),
-        "sessions": lambda: add_sessions_parser(sub),
-        "plugins": lambda: add_plugins_parser(sub, add_profile_arguments),
-    }
-    for name, add in own.items():
-        if only is None or only == name:
-            add()
-            continue
-        # as an extension command is listed: nothing of its own is parsed here
-        stand_in = sub.add_parser(name, help=COMMAND_HELP[name], add_help=False, prefix_chars="\0")
-        stand_in.add_argument("stand_in_argv", nargs=argparse.REMAINDER)
-        stand_in.set_defaults(**{STAND_IN: name})
+def add_command_parsers(sub: Any, add_profile_arguments: Any) -> None:
+    """The built-in commands' parsers, listed in :data:`COMMAND_HELP`'s order."""
+    add_run_parser(sub, add_profile_arguments)
+    add_chat_parser(sub, add_profile_arguments)
+    add_demo_parser(sub)
+    add_serve_parser(sub, add_profile_arguments)
+    add_sessions_parser(sub)
+    add_plugins_parser(sub, add_profile_arguments)
 
 
 def add_sandbox_argument(parser: argparse.ArgumentParser) -> None:

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Any
 
 import attrs
 import pytest
@@ -138,59 +137,7 @@ def test_a_tool_call_loads_that_tools_code_only(tmp_path: Path) -> None:
     assert _loaded(modules, others) == []
 
 
-# --- the command line: only the run command's parser is built -----------------------------------
-
-#: command lines whose parse must equal the one with every parser built, errors included
-COMMAND_LINES = [
-    ["run", "--profile", "p.yml", "--cwd", "w", "--json", "hi"],
-    ["-v", "--profile", "run", "run", "--model", "a/b", "hi"],
-    ["--prof", "p.yml", "run", "hi"],
-    ["--patch=x.yml", "chat", "--sandbox", "read-only"],
-    ["--pa", "x.yml", "sessions", "show", "abc", "--json"],
-    ["--dump-config"],
-    ["plugins"],
-    ["demo", "--list"],
-    [],
-    ["run"],
-    ["run", "--bogus", "hi"],
-    ["--bogus", "run", "hi"],
-    ["--prof", "p.yml", "--bogus", "chat"],
-    ["nope"],
-    ["sessions", "nope"],
-    ["serve", "--port", "x"],
-    ["demo", "--json", "--chat"],
-]
-
-
-def _parse(parse: Any, capsys: pytest.CaptureFixture[str]) -> tuple[Any, str]:
-    try:
-        return vars(parse()), capsys.readouterr().err
-    except SystemExit as exc:
-        return exc.code, capsys.readouterr().err
-
-
-@pytest.mark.parametrize("argv", COMMAND_LINES, ids=" ".join)
-def test_a_command_line_parses_as_with_every_parser_built(argv: list[str], capsys: pytest.CaptureFixture[str]) -> None:
-    import harness.cli as cli
-
-    expected = _parse(lambda: cli.build_parser().parse_args(argv), capsys)
-    assert _parse(lambda: cli.parse_command_line(argv)[1], capsys) == expected
-
-
-def test_a_run_builds_no_other_commands_parser(monkeypatch: pytest.MonkeyPatch) -> None:
-    import harness.cli as cli
-    from harness.cli import parsers
-
-    listing = cli.build_parser().format_help()
-
-    def refused(*_: object) -> None:
-        raise AssertionError("built a parser the command line does not use")
-
-    for name in ("add_chat_parser", "add_demo_parser", "add_serve_parser", "add_sessions_parser", "add_plugins_parser"):
-        monkeypatch.setattr(parsers, name, refused)
-    parser, args = cli.parse_command_line(["--profile", "p.yml", "run", "--json", "hi"])
-    assert (args.command, args.profile, args.json, args.prompt) == ("run", "p.yml", True, "hi")
-    assert parser.format_help() == listing  # every command is listed, with its line
+# --- the command line ---------------------------------------------------------------------------
 
 
 @pytest.mark.parametrize("command", [["run", "hi"], ["chat"], ["serve"], ["plugins"]], ids=" ".join)
@@ -199,13 +146,13 @@ def test_a_profile_given_before_the_command_is_kept(command: list[str]) -> None:
     # profile and the patch were dropped, and the run used the default profile
     import harness.cli as cli
 
-    for parse in (lambda argv: cli.build_parser().parse_args(argv), lambda argv: cli.parse_command_line(argv)[1]):
-        args = parse(["--profile", "p.yml", "--patch", "x.yml", *command])
-        assert (args.profile, args.patch) == ("p.yml", ["x.yml"])
-        args = parse([*command, "--profile", "q.yml"])
-        assert (args.profile, args.patch) == ("q.yml", None)
-        args = parse(command)
-        assert (args.profile, args.patch) == (None, None)
+    parse = cli.build_parser().parse_args
+    args = parse(["--profile", "p.yml", "--patch", "x.yml", *command])
+    assert (args.profile, args.patch) == ("p.yml", ["x.yml"])
+    args = parse([*command, "--profile", "q.yml"])
+    assert (args.profile, args.patch) == ("q.yml", None)
+    args = parse(command)
+    assert (args.profile, args.patch) == (None, None)
 
 
 def test_the_host_asks_for_telemetry_by_the_packages_own_switch() -> None:
