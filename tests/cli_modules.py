@@ -72,5 +72,34 @@ def imported_by(
     return run, modules
 
 
+async def imported_by_a_served_run(tmp: Path) -> tuple[subprocess.CompletedProcess[bytes], set[str], int]:
+    """``harness run`` of one prompt with an ``openai-compatible`` root agent (a
+    scripted loopback server), the tool subagent and the Shadow Mind bundle:
+    the run, the modules it imported and how many requests the server saw."""
+    import trio
+
+    from .harness.openai import shapes
+    from .harness.openai.server import Reply, ScriptedServer
+
+    server = ScriptedServer(default=Reply.sse(shapes.text_stream(["Done."])))
+    async with trio.open_nursery() as nursery:
+        await server.start(nursery)
+        profile = tmp / "profile.yml"
+        profile.write_text(
+            f"- id: local\n  name: openai-compatible\n  config:\n    provider: local\n"
+            f"    base_url: {server.base_url}\n    models: [{{id: m}}]\n"
+            "- id: agent-loop\n  name: agent-loop\n  config: {model: local/m}\n"
+            "- id: tool-subagent\n  name: tool-subagent\n- bundle: shadow-mind\n"
+        )
+        work = tmp / "work"
+        work.mkdir()
+        argv = ("run", "--profile", str(profile), "--cwd", str(work), "--json", "hi")
+        run, modules = await trio.to_thread.run_sync(
+            lambda: imported_by(tmp, *argv, home=tmp / "home", env={"NO_PROXY": "127.0.0.1"})
+        )
+        nursery.cancel_scope.cancel()
+    return run, modules, len(server.requests)
+
+
 def heavy_in(modules: set[str]) -> list[str]:
     return sorted(m for m in modules if any(m == h or m.startswith(h + ".") for h in HEAVY))

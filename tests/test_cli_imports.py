@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from .cli_modules import heavy_in, imported_by
+from .cli_modules import heavy_in, imported_by, imported_by_a_served_run
 
 
 @pytest.mark.parametrize(
@@ -125,30 +125,9 @@ NOT_FOR_RUN = (
 
 
 async def test_run_loads_only_what_its_request_needs(tmp_path: Path) -> None:
-    import trio
-
-    from .harness.openai import shapes
-    from .harness.openai.server import Reply, ScriptedServer
-
-    server = ScriptedServer(default=Reply.sse(shapes.text_stream(["Done."])))
-    async with trio.open_nursery() as nursery:
-        await server.start(nursery)
-        profile = tmp_path / "profile.yml"
-        profile.write_text(
-            f"- id: local\n  name: openai-compatible\n  config:\n    provider: local\n"
-            f"    base_url: {server.base_url}\n    models: [{{id: m}}]\n"
-            "- id: agent-loop\n  name: agent-loop\n  config: {model: local/m}\n"
-            "- id: tool-subagent\n  name: tool-subagent\n- bundle: shadow-mind\n"
-        )
-        work = tmp_path / "work"
-        work.mkdir()
-        argv = ("run", "--profile", str(profile), "--cwd", str(work), "--json", "hi")
-        run, modules = await trio.to_thread.run_sync(
-            lambda: imported_by(tmp_path, *argv, home=tmp_path / "home", env={"NO_PROXY": "127.0.0.1"})
-        )
-        nursery.cancel_scope.cancel()
+    run, modules, requests = await imported_by_a_served_run(tmp_path)
     assert run.returncode == 0, run.stderr.decode()[-2000:]
-    assert len(server.requests) == 1
+    assert requests == 1
     assert sorted(m for m in modules if any(m == n or m.startswith(n + ".") for n in NOT_FOR_RUN)) == []
 
 

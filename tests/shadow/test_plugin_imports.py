@@ -19,7 +19,7 @@ from hookspecs.errors import DshError
 from hookspecs.values import Card, CardRenderer, CardView, SettingsTab, Stylesheet
 from shadow_mind_plugin.client_contributions import CARD_STYLESHEET, client_contributions
 
-from ..cli_modules import imported_by
+from ..cli_modules import imported_by, imported_by_a_served_run
 
 #: what only a rich client (``harness serve``) asks for
 CLIENT_ONLY = (
@@ -38,30 +38,9 @@ def _among(modules: set[str], names: tuple[str, ...]) -> list[str]:
 
 
 async def test_a_run_to_its_model_request_loads_no_client_code(tmp_path: Path) -> None:
-    import trio
-
-    from ..harness.openai import shapes
-    from ..harness.openai.server import Reply, ScriptedServer
-
-    server = ScriptedServer(default=Reply.sse(shapes.text_stream(["Done."])))
-    async with trio.open_nursery() as nursery:
-        await server.start(nursery)
-        profile = tmp_path / "profile.yml"
-        profile.write_text(
-            f"- id: local\n  name: openai-compatible\n  config:\n    provider: local\n"
-            f"    base_url: {server.base_url}\n    models: [{{id: m}}]\n"
-            "- id: agent-loop\n  name: agent-loop\n  config: {model: local/m}\n"
-            "- id: tool-subagent\n  name: tool-subagent\n- bundle: shadow-mind\n"
-        )
-        work = tmp_path / "work"
-        work.mkdir()
-        argv = ("run", "--profile", str(profile), "--cwd", str(work), "--json", "hi")
-        run, modules = await trio.to_thread.run_sync(
-            lambda: imported_by(tmp_path, *argv, home=tmp_path / "home", env={"NO_PROXY": "127.0.0.1"})
-        )
-        nursery.cancel_scope.cancel()
+    run, modules, requests = await imported_by_a_served_run(tmp_path)
     assert run.returncode == 0, run.stderr.decode()[-2000:]
-    assert len(server.requests) == 1
+    assert requests == 1
     # the plugin ran and registered its contributions ...
     assert {"shadow_mind_plugin.plugin", "shadow_mind_plugin.client_contributions", "hookspecs.values.client"} <= modules
     # ... and nothing a client or a reviewer needs

@@ -9,7 +9,6 @@ from __future__ import annotations
 import functools
 import zlib
 from collections.abc import Awaitable, Callable
-from contextlib import aclosing
 
 import pytest
 import trio
@@ -17,12 +16,10 @@ import trio.testing
 
 from harness.llm import http1
 from harness.llm.openai_compat import OpenAICompatibleAdapter, parse_config
-from hookspecs.errors import LlmError
-from hookspecs.values.cancel import CancelToken
-from hookspecs.values.llm import LlmRequest, RetryNotice, StreamChunk, TextDelta
-from hookspecs.values.messages import create_user_message
+from hookspecs.values.llm import RetryNotice, TextDelta
 
 from . import shapes
+from .outcome import outcome
 from .server import Reply, ScriptedServer
 
 SSE = b"".join(shapes.text_stream(["fine"]))
@@ -32,21 +29,6 @@ OK = b"HTTP/1.1 200 OK\r\ncontent-type: text/event-stream\r\ncontent-length: %d\
 def adapter(connect: http1.Connect, **config: object) -> OpenAICompatibleAdapter:
     cfg = parse_config({"provider": "p", "base_url": "http://provider.test/v1", "retry_base_seconds": 0, **config})
     return OpenAICompatibleAdapter(cfg, environ={}, connect=connect)
-
-
-def request() -> LlmRequest:
-    return LlmRequest(provider="p", model="m", system="", messages=(create_user_message("hi"),))
-
-
-async def outcome(a: OpenAICompatibleAdapter) -> tuple[list[StreamChunk], LlmError | None]:
-    chunks: list[StreamChunk] = []
-    try:
-        async with aclosing(a.stream(request(), CancelToken())) as stream:  # type: ignore[type-var]
-            async for chunk in stream:
-                chunks.append(chunk)
-    except LlmError as error:
-        return chunks, error
-    return chunks, None
 
 
 async def read_request(stream: trio.abc.Stream) -> bytes | None:

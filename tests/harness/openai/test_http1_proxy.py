@@ -8,7 +8,6 @@ from __future__ import annotations
 import base64
 import ssl
 from collections.abc import Iterator
-from contextlib import aclosing
 from pathlib import Path
 
 import pytest
@@ -18,11 +17,10 @@ import trustme
 from harness.llm.http1_transport import Origin, UnsupportedURL, environment_proxy
 from harness.llm.openai_compat import OpenAICompatibleAdapter, parse_config
 from hookspecs.errors import LlmError
-from hookspecs.values.cancel import CancelToken
-from hookspecs.values.llm import LlmRequest, RetryNotice, StreamChunk, TextDelta
-from hookspecs.values.messages import create_user_message
+from hookspecs.values.llm import RetryNotice, StreamChunk, TextDelta
 
 from . import shapes
+from .outcome import outcome as _outcome
 from .proxy import LoopbackProxy
 from .server import Reply, ScriptedServer
 
@@ -57,26 +55,13 @@ def server_tls(ca: trustme.CA) -> ssl.SSLContext:
     return context
 
 
+async def outcome(a: OpenAICompatibleAdapter) -> tuple[list[StreamChunk], LlmError | None]:
+    return await _outcome(a, close=True)
+
+
 def adapter(base_url: str, *, trust_env: bool = True, max_retries: int = 0) -> OpenAICompatibleAdapter:
     config = parse_config({"provider": "p", "base_url": base_url, "max_retries": max_retries, "retry_base_seconds": 0})
     return OpenAICompatibleAdapter(config, environ={}, trust_env=trust_env)
-
-
-def request() -> LlmRequest:
-    return LlmRequest(provider="p", model="m", system="", messages=(create_user_message("hi"),))
-
-
-async def outcome(a: OpenAICompatibleAdapter) -> tuple[list[StreamChunk], LlmError | None]:
-    chunks: list[StreamChunk] = []
-    try:
-        async with aclosing(a.stream(request(), CancelToken())) as stream:  # type: ignore[type-var]
-            async for chunk in stream:
-                chunks.append(chunk)
-    except LlmError as error:
-        return chunks, error
-    finally:
-        await a.aclose()
-    return chunks, None
 
 
 def basic(user: str, password: str) -> str:
