@@ -155,6 +155,24 @@ def test_a_profile_given_before_the_command_is_kept(command: list[str]) -> None:
     assert (args.profile, args.patch) == (None, None)
 
 
+@pytest.mark.parametrize("command", [["run", "hi"], ["chat"], ["serve"], ["plugins"]], ids=" ".join)
+def test_patches_given_before_and_after_the_command_all_apply(command: list[str], tmp_path: Path) -> None:
+    # --patch is repeatable: the command's own list replaced the one given before it
+    import harness.cli as cli
+    from harness.cli.profile_args import load_profile
+
+    (tmp_path / "p.yml").write_text("- {id: a, name: scripted-llm}\n")
+    for name in ("x", "y", "z"):
+        (tmp_path / f"{name}.yml").write_text("[]\n")
+    argv = ["--profile", str(tmp_path / "p.yml"), "--patch", str(tmp_path / "x.yml"), *command]
+    argv += ["--patch", str(tmp_path / "y.yml"), "--patch", str(tmp_path / "z.yml")]
+    composed = load_profile(cli.build_parser().parse_args(argv), tmp_path)
+    assert composed is not None
+    assert [layer for layer in composed.layers if layer.startswith("patch:")] == [
+        f"patch:{tmp_path / name}.yml" for name in ("x", "y", "z")
+    ]
+
+
 def test_the_host_asks_for_telemetry_by_the_packages_own_switch() -> None:
     # the host checks the variable before it loads the package that defines it
     from harness.core_plugin import TELEMETRY_ENV
