@@ -14,6 +14,9 @@ from harness.home import resolve_dsh_home
 if TYPE_CHECKING:
     from harness.profiles import ComposedProfile
 
+#: the profile a command reads when none is given on its command line
+PROFILE_ENV = "DSH_PROFILE"
+
 
 def dsh_home(environ: Mapping[str, str] | None = None) -> Path:
     return resolve_dsh_home(environ)
@@ -28,7 +31,7 @@ def load_profile(args: argparse.Namespace, home: Path) -> ComposedProfile | None
     from harness.profiles import compose_profile
     from harness.profiles.compose import PROFILES_DIR
 
-    name = args.profile or os.environ.get("DSH_PROFILE")
+    name = args.profile or os.environ.get(PROFILE_ENV)
     # a command's own --patch list is kept apart (argparse would let it replace
     # the one given before the command): the patches apply in the order given
     patches = [Path(p) for p in (*(args.patch or ()), *(getattr(args, COMMAND_PATCHES, None) or ()))]
