@@ -10,11 +10,14 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Any
 
 import attrs
 import pytest
 
 from harness.settings.fields import keyed_converter
+from hookspecs.errors import DshError
+from hookspecs.values.wire import structure
 
 from ..cli_modules import imported_by
 from .first_request import OUT_ENV
@@ -45,6 +48,27 @@ def test_a_keyed_schema_keeps_its_structure_hook_when_the_converter_makes_anothe
     unstructure = converter.get_unstructure_hook(_Keyed)
     assert converter.unstructure(_Plain(names=("x",))) == {"sizes": {}, "names": ["x"]}
     assert converter.get_unstructure_hook(_Keyed) is unstructure
+
+
+def _config_class(key: str, kind: type) -> Any:
+    # one name and qualified name, as two plugins' (or a redefined) config classes have
+    return attrs.make_class("Config", {"value": attrs.field(default=None, alias=key, type=kind)}, frozen=True, kw_only=True)
+
+
+def test_the_shared_converter_keeps_classes_of_one_name_apart() -> None:
+    # one converter per process (every host's settings and plugin config): its
+    # hooks are made per class object, never per name
+    first, second = _config_class("maxItems", int), _config_class("max_items", str)
+    assert first.__qualname__ == second.__qualname__
+    converter = keyed_converter()
+    assert converter.structure({"maxItems": 2}, first) == first(maxItems=2)
+    assert converter.structure({"max_items": "x"}, second) == second(max_items="x")
+    assert converter.unstructure(first(maxItems=3)) == {"maxItems": 3}
+    assert converter.unstructure(second(max_items="y")) == {"max_items": "y"}
+    with pytest.raises(DshError, match="unknown field.*max_items"):  # each keeps its own keys
+        structure(converter, {"max_items": 2}, first, where="first")
+    with pytest.raises(DshError, match=r"expected an integer.*\$\.maxItems"):  # and its own types
+        structure(converter, {"maxItems": "2"}, first, where="first")
 
 
 
