@@ -175,3 +175,18 @@ def test_the_scrubber_compiles_its_rare_patterns_at_first_use() -> None:
         "assert [g.cache_info().currsize for g in getters] == [1, 1, 1, 1]"
     )
     assert "hookspecs.scrub" in _loaded_after(code)
+
+
+def test_a_submodule_failing_with_attribute_error_is_reported_with_its_cause(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``from hookspecs.values import X`` turns an AttributeError out of ``__getattr__``
+    into "cannot import name 'X'" and drops it: a submodule's own AttributeError
+    (a typo, an incompatible attrs or cattrs) vanished without a trace."""
+    (tmp_path / "broken_for_test.py").write_text("import attrs\nattrs.no_such_decorator\n")
+    monkeypatch.setattr(values, "__path__", [*values.__path__, str(tmp_path)])
+    monkeypatch.setitem(values._HOMES, "BrokenForTest", "broken_for_test")
+    with pytest.raises(ImportError) as caught:
+        exec("from hookspecs.values import BrokenForTest", {})
+    assert "no_such_decorator" in str(caught.value)
+    assert isinstance(caught.value.__cause__, AttributeError)

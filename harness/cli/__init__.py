@@ -68,7 +68,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         if getattr(args, "extension", None) is not None:
             from .extensions import run_extension
 
-            return run_extension(args.extension, args.extension_argv)
+            return run_extension(args.extension, args.extension_argv, profile=args.profile, patches=args.patch)
         return _run_command(args, home) if args.command or args.dump_config else _usage(parser)
     except DshError as exc:
         print(f"harness: {exc}", file=sys.stderr)

@@ -9,12 +9,14 @@ but without running any package code. So a slow or broken extension costs
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 from collections.abc import Callable, Sequence
 from importlib import machinery
 from typing import TYPE_CHECKING, Any
 
 from ..entry_points import entry_points
+from .profile_args import PROFILE_ENV
 
 if TYPE_CHECKING:
     import ast
@@ -67,7 +69,19 @@ def extension_help(ep: Any) -> str:
     return summary.replace("%", "%%")  # argparse %-formats help strings
 
 
-def run_extension(ep: Any, argv: Sequence[str]) -> int:
+def run_extension(
+    ep: Any, argv: Sequence[str], *, profile: str | None = None, patches: Sequence[str] | None = None
+) -> int:
+    """Run the extension ``ep`` with ``argv``. A ``profile`` given before its name
+    reaches it as ``$DSH_PROFILE``, which every profile reader falls back to; a
+    patch has no such channel, so ``patches`` are refused rather than dropped."""
+    if patches:
+        from .common import EXIT_USAGE
+
+        print(f"harness: --patch before '{ep.name}' does not reach it: give it after the command", file=sys.stderr)
+        return EXIT_USAGE
+    if profile:
+        os.environ[PROFILE_ENV] = profile
     try:
         command: Callable[[list[str]], int] = ep.load()
     except Exception as exc:  # a broken extension breaks only itself

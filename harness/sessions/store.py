@@ -295,9 +295,9 @@ class SessionStore:
     def close(self, session_id: str) -> None:
         log = self._live.pop(session_id, None)
         if log is not None:
-            from .checkpoint import mark_clean
-
             try:
+                from .checkpoint import mark_clean  # loaded here first: under the try, so the log closes
+
                 mark_clean(log, self.path_for(session_id), _label(session_id))  # the next resume reads from here
             finally:
                 log.close()

@@ -210,7 +210,15 @@ def __getattr__(name: str) -> Any:
     module = _HOMES.get(name)
     if module is None:
         raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    value = getattr(import_module(f".{module}", __name__), name)
+    home = f"{__name__}.{module}"
+    try:
+        submodule = import_module(home)
+    except AttributeError as exc:
+        # ``from hookspecs.values import X`` would say only "cannot import name 'X'":
+        # Python drops an AttributeError raised by a module's __getattr__ (a typo in
+        # the submodule, an incompatible attrs or cattrs)
+        raise ImportError(f"cannot load {name!r} from {home}: {exc}", name=home) from exc
+    value = getattr(submodule, name)
     globals()[name] = value  # later lookups are plain attribute reads
     return value
 

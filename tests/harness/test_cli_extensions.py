@@ -20,6 +20,7 @@ HELLO = '''
 More text that the help listing leaves out.
 """
 import json
+import os
 import sys
 
 
@@ -38,6 +39,11 @@ described.help = "a command with a help attribute (100% custom)"
 
 def run(argv):
     print("extension run")
+    return 0
+
+
+def profiled(argv):
+    print(json.dumps([os.environ.get("DSH_PROFILE"), argv]))
     return 0
 '''
 
@@ -63,6 +69,7 @@ def _site(tmp_path: Path) -> Path:
         "hello = hello_ext:main\n"
         "described = hello_ext:described\n"
         "run = hello_ext:run\n"
+        "profiled = hello_ext:profiled\n"
         "broken = broken_ext:main\n"
         "loud = loud_ext.cmd:main\n"
         "syntax = syntax_ext:main\n",
@@ -86,6 +93,19 @@ def test_extension_gets_every_argument_after_its_name(tmp_path: Path) -> None:
     assert json.loads(harness("hello", tmp_path=tmp_path).stdout) == []
     assert json.loads(harness("hello", "--help", tmp_path=tmp_path).stdout) == ["--help"]
     assert harness("hello", "--fail", tmp_path=tmp_path).returncode == 7
+
+
+def test_a_profile_given_before_an_extension_reaches_it(tmp_path: Path) -> None:
+    # docs/profiles.md: top-level options (-v, --profile) go before the name; the
+    # profile was parsed and dropped, and the extension composed the default one
+    result = harness("--profile", "work.yml", "profiled", "review", tmp_path=tmp_path)
+    assert result.returncode == 0, result.stderr
+    assert json.loads(result.stdout) == ["work.yml", ["review"]]  # $DSH_PROFILE: what profile readers fall back to
+    assert json.loads(harness("profiled", tmp_path=tmp_path).stdout) == [None, []]
+    # a patch has no such channel: refused rather than dropped
+    patched = harness("--patch", "extra.yml", "profiled", "review", tmp_path=tmp_path)
+    assert patched.returncode == 2 and patched.stdout == ""
+    assert "--patch before 'profiled'" in patched.stderr and "after the command" in patched.stderr
 
 
 def test_help_lists_extensions_with_their_summary(tmp_path: Path) -> None:

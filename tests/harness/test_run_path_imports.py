@@ -10,11 +10,14 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Any
 
 import attrs
 import pytest
 
 from harness.settings.fields import keyed_converter
+from hookspecs.errors import DshError
+from hookspecs.values.wire import structure
 
 from ..cli_modules import imported_by
 from .first_request import OUT_ENV
@@ -45,6 +48,27 @@ def test_a_keyed_schema_keeps_its_structure_hook_when_the_converter_makes_anothe
     unstructure = converter.get_unstructure_hook(_Keyed)
     assert converter.unstructure(_Plain(names=("x",))) == {"sizes": {}, "names": ["x"]}
     assert converter.get_unstructure_hook(_Keyed) is unstructure
+
+
+def _config_class(key: str, kind: type) -> Any:
+    # one name and qualified name, as two plugins' (or a redefined) config classes have
+    return attrs.make_class("Config", {"value": attrs.field(default=None, alias=key, type=kind)}, frozen=True, kw_only=True)
+
+
+def test_the_shared_converter_keeps_classes_of_one_name_apart() -> None:
+    # one converter per process (every host's settings and plugin config): its
+    # hooks are made per class object, never per name
+    first, second = _config_class("maxItems", int), _config_class("max_items", str)
+    assert first.__qualname__ == second.__qualname__
+    converter = keyed_converter()
+    assert converter.structure({"maxItems": 2}, first) == first(maxItems=2)
+    assert converter.structure({"max_items": "x"}, second) == second(max_items="x")
+    assert converter.unstructure(first(maxItems=3)) == {"maxItems": 3}
+    assert converter.unstructure(second(max_items="y")) == {"max_items": "y"}
+    with pytest.raises(DshError, match="unknown field.*max_items"):  # each keeps its own keys
+        structure(converter, {"max_items": 2}, first, where="first")
+    with pytest.raises(DshError, match=r"expected an integer.*\$\.maxItems"):  # and its own types
+        structure(converter, {"maxItems": "2"}, first, where="first")
 
 
 
@@ -153,6 +177,24 @@ def test_a_profile_given_before_the_command_is_kept(command: list[str]) -> None:
     assert (args.profile, args.patch) == ("q.yml", None)
     args = parse(command)
     assert (args.profile, args.patch) == (None, None)
+
+
+@pytest.mark.parametrize("command", [["run", "hi"], ["chat"], ["serve"], ["plugins"]], ids=" ".join)
+def test_patches_given_before_and_after_the_command_all_apply(command: list[str], tmp_path: Path) -> None:
+    # --patch is repeatable: the command's own list replaced the one given before it
+    import harness.cli as cli
+    from harness.cli.profile_args import load_profile
+
+    (tmp_path / "p.yml").write_text("- {id: a, name: scripted-llm}\n")
+    for name in ("x", "y", "z"):
+        (tmp_path / f"{name}.yml").write_text("[]\n")
+    argv = ["--profile", str(tmp_path / "p.yml"), "--patch", str(tmp_path / "x.yml"), *command]
+    argv += ["--patch", str(tmp_path / "y.yml"), "--patch", str(tmp_path / "z.yml")]
+    composed = load_profile(cli.build_parser().parse_args(argv), tmp_path)
+    assert composed is not None
+    assert [layer for layer in composed.layers if layer.startswith("patch:")] == [
+        f"patch:{tmp_path / name}.yml" for name in ("x", "y", "z")
+    ]
 
 
 def test_the_host_asks_for_telemetry_by_the_packages_own_switch() -> None:

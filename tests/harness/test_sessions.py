@@ -6,6 +6,7 @@ import json
 import logging
 import os
 import stat
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -213,6 +214,23 @@ def test_resume_of_a_clean_log_appends_nothing(tmp_path: Path) -> None:
     reopened = again.open("s1")
     assert again.repair(reopened) == 0
     assert reopened.seq == 2
+
+
+def test_a_closed_session_is_unlocked_even_when_the_checkpoint_code_cannot_load(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # the checkpoint module loads at the first close, not with a new run's start:
+    # failing to load it there must not leave the log open and the session locked
+    store = make_store(tmp_path)
+    log = store.create(header())
+    log.append("turn/start", {"turn": 1})
+    monkeypatch.setitem(sys.modules, "harness.sessions.checkpoint", None)  # import fails: ImportError
+    with pytest.raises(ImportError):
+        store.close("s1")
+    monkeypatch.undo()
+    assert store.get("s1") is None
+    reopened = make_store(tmp_path).open("s1")  # not SESSION_LOCKED
+    assert reopened.seq == 1
 
 
 def test_logging_is_quiet_for_clean_logs(tmp_path: Path, caplog: pytest.LogCaptureFixture) -> None:
