@@ -4,9 +4,9 @@ httpx, whose import cost a tenth of ``harness run``'s start).
 What it does: :meth:`Client.send` sends one request (method, URL, headers,
 a ``bytes`` body with ``Content-Length``) and returns a :class:`Response` as
 soon as the status line and headers arrived; its body is streamed
-(:meth:`Response.aiter_bytes`), decoded from ``gzip`` or ``deflate`` (zlib;
-``identity`` passes through; any other content-encoding is a
-``DecodingError``). Framing is h11's: ``Content-Length``, ``chunked`` or
+(:meth:`Response.aiter_bytes`), decoded from ``gzip`` or ``deflate`` a
+bounded piece at a time (:mod:`.http1_decode`; any other content-encoding is
+a ``DecodingError``). Framing is h11's: ``Content-Length``, ``chunked`` or
 close-delimited; ``1xx`` answers are skipped. A connection whose response was
 read to its end is kept for the next request to the same origin (at most
 :data:`KEEPALIVE_SECONDS` idle) and closed by :meth:`Client.aclose`; a kept
@@ -27,13 +27,13 @@ caller may retry. Messages never hold the request's headers.
 from __future__ import annotations
 
 import os
-import zlib
 from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING
 
 import h11
 import trio
 
+from .http1_decode import Decoder
 from .http1_transport import (
     Connect,
     ConnectError,
@@ -301,67 +301,30 @@ class _Body:
 
     def __init__(self, response: Response) -> None:
         self._response = response
-        self._decoders: list[_Inflate] | None = None  # at the first read: an unknown encoding fails there
-        self._flushed = False
+        self._decoder: Decoder | None = None  # at the first read: an unknown encoding fails there
 
     def __aiter__(self) -> _Body:
         return self
 
     async def __anext__(self) -> bytes:
-        if self._decoders is None:
-            self._decoders = _decoders(self._response.headers.get("content-encoding", ""))
+        if self._decoder is None:
+            self._decoder = Decoder(self._response.headers.get("content-encoding", ""))
+        decoder = self._decoder
         while True:
+            if not decoder.layers:  # identity: as it arrives
+                raw = await self._response._next_raw()
+                if raw is None:
+                    raise StopAsyncIteration
+                if raw:
+                    return raw
+                continue
+            out = decoder.next()  # at most MAX_STEP bytes, however much the input expands
+            if out:
+                return out
+            if decoder.ended:
+                raise StopAsyncIteration
             raw = await self._response._next_raw()
             if raw is None:
-                if self._flushed or not self._decoders:
-                    raise StopAsyncIteration
-                self._flushed = True
-                tail = b""
-                for decoder in self._decoders:
-                    tail = decoder.decompress(tail) + decoder.flush()
-                if tail:
-                    return tail
-                raise StopAsyncIteration
-            for decoder in self._decoders:
-                raw = decoder.decompress(raw)
-            if raw:
-                return raw
-
-
-class _Inflate:
-    """One zlib layer; ``deflate`` is tried zlib-wrapped, then raw (servers send both)."""
-
-    def __init__(self, wbits: int, *, raw_fallback: bool = False) -> None:
-        self._zlib = zlib.decompressobj(wbits)
-        self._fallback = raw_fallback
-
-    def decompress(self, data: bytes) -> bytes:
-        try:
-            out = self._zlib.decompress(data)
-        except zlib.error as exc:
-            if not self._fallback:
-                raise DecodingError(f"content does not decode: {exc}") from None
-            self._fallback = False
-            self._zlib = zlib.decompressobj(-zlib.MAX_WBITS)
-            return self.decompress(data)
-        self._fallback = self._fallback and not data
-        return out
-
-    def flush(self) -> bytes:
-        try:
-            return self._zlib.flush()
-        except zlib.error as exc:
-            raise DecodingError(f"content does not decode: {exc}") from None
-
-
-def _decoders(header: str) -> list[_Inflate]:
-    """The layers to undo, outermost (last applied) first; unknown ones are a ``DecodingError``."""
-    layers: list[_Inflate] = []
-    for name in reversed([part.strip().lower() for part in header.split(",")]):
-        if name in ("gzip", "x-gzip"):
-            layers.append(_Inflate(zlib.MAX_WBITS | 16))
-        elif name == "deflate":
-            layers.append(_Inflate(zlib.MAX_WBITS, raw_fallback=True))
-        elif name not in ("", "identity"):
-            raise DecodingError(f"unsupported content-encoding {name!r}")
-    return layers
+                decoder.end()
+            else:
+                decoder.feed(raw)

@@ -1,0 +1,76 @@
+"""The HTTP/1.1 client (``harness.llm.http1``) against hostile or odd input:
+compressed bodies that expand without bound, long chains of codings, URLs
+whose host is no host name, and what of them reaches the adapter's caller."""
+
+from __future__ import annotations
+
+import gzip
+import zlib
+
+import pytest
+import trio
+
+from harness.llm import http1
+
+from .server import Reply, ScriptedServer
+
+
+def client(nursery: trio.Nursery, server: ScriptedServer) -> http1.Client:
+    return http1.Client(connect=server.connect_in_memory(nursery))
+
+
+async def pieces(c: http1.Client, url: str = "http://provider.test/x") -> list[bytes]:
+    response = await c.send("GET", url)
+    try:
+        return [piece async for piece in response.aiter_bytes()]
+    finally:
+        await response.aclose()
+
+
+# --- compressed bodies ---------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("encoding", "pack"),
+    [
+        ("gzip", gzip.compress),
+        ("deflate", zlib.compress),
+        ("gzip, gzip", lambda data: gzip.compress(gzip.compress(data))),  # a bomb in a bomb
+    ],
+    ids=["gzip", "deflate", "gzip-in-gzip"],
+)
+async def test_a_compressed_body_is_inflated_a_bounded_piece_at_a_time(
+    nursery: trio.Nursery, encoding: str, pack: object
+) -> None:
+    plain = b"\0" * (16 * 1024 * 1024)
+    packed = pack(plain)  # type: ignore[operator]
+    assert len(packed) < 100 * 1024
+    server = ScriptedServer([Reply(headers={"content-encoding": encoding}, body=(packed,), framing="length")])
+    got = await pieces(client(nursery, server))
+    assert max(len(p) for p in got) <= 64 * 1024  # never the whole 16 MiB from one read
+    assert sum(len(p) for p in got) == len(plain)
+
+
+async def test_a_body_split_anywhere_still_decodes(nursery: trio.Nursery) -> None:
+    plain = bytes(range(256)) * 2000
+    packed = zlib.compress(gzip.compress(plain))
+    steps = tuple(packed[i : i + 3] for i in range(0, len(packed), 3))
+    server = ScriptedServer([Reply(headers={"content-encoding": "gzip, deflate"}, body=steps)])
+    assert b"".join(await pieces(client(nursery, server))) == plain
+
+
+async def test_more_than_five_codings_are_refused(nursery: trio.Nursery) -> None:
+    packed = b"x"
+    for _ in range(6):
+        packed = gzip.compress(packed)
+    server = ScriptedServer([Reply(headers={"content-encoding": ", ".join(["gzip"] * 6)}, body=(packed,), framing="length")])
+    with pytest.raises(http1.DecodingError, match="more than 5"):
+        await pieces(client(nursery, server))
+
+
+async def test_a_corrupt_body_is_a_decoding_error(nursery: trio.Nursery) -> None:
+    packed = gzip.compress(b"hello" * 100)
+    corrupt = packed[:10] + b"\x07" + packed[11:]  # an invalid block type
+    server = ScriptedServer([Reply(headers={"content-encoding": "gzip"}, body=(corrupt,), framing="length")])
+    with pytest.raises(http1.DecodingError):
+        await pieces(client(nursery, server))
