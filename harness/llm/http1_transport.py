@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import base64
 import os
+import re
 from collections.abc import Awaitable, Callable, Mapping
 from typing import TYPE_CHECKING, NamedTuple
 
@@ -104,17 +105,24 @@ def parse_url(url: str) -> Url:
         port_text = port_text.removeprefix(":")
     else:
         host, _, port_text = hostport.partition(":")
-    try:
-        port = int(port_text) if port_text else DEFAULT_PORTS[scheme]
-    except ValueError:
-        port = -1
-    if not host or not 0 < port < 65536:
-        raise UnsupportedURL(f"no valid host and port in {_no_userinfo(url)!r}")
+    port = int(port_text) if port_text.isascii() and port_text.isdigit() else -1 if port_text else DEFAULT_PORTS[scheme]
     if not host.isascii():
-        host = host.encode("idna").decode("ascii")
+        try:
+            host = host.encode("idna").decode("ascii")
+        except UnicodeError:  # an empty or overlong label
+            host = ""
+    # only what a host name or an address is made of: no whitespace, control
+    # characters or leading dot reach the resolver, the Host header or SNI
+    pattern = _IPV6 if hostport.startswith("[") else _HOSTNAME
+    if not pattern.fullmatch(host) or not 0 < port < 65536:
+        raise UnsupportedURL(f"no valid host and port in {_no_userinfo(url)!r}")
     if not target.startswith("/"):
         target = "/" + target
     return Url(Origin(scheme, host.lower(), port), target, userinfo)
+
+
+_HOSTNAME = re.compile(r"[A-Za-z0-9_-]+(\.[A-Za-z0-9_-]+)*\.?")
+_IPV6 = re.compile(r"[0-9A-Fa-f:.]*:[0-9A-Fa-f:.]*")
 
 
 def _no_userinfo(url: str) -> str:

@@ -11,7 +11,9 @@ import pytest
 import trio
 
 from harness.llm import http1
+from harness.llm.openai_compat import OpenAICompatibleAdapter, parse_config
 
+from .outcome import outcome
 from .server import Reply, ScriptedServer
 
 
@@ -63,7 +65,9 @@ async def test_more_than_five_codings_are_refused(nursery: trio.Nursery) -> None
     packed = b"x"
     for _ in range(6):
         packed = gzip.compress(packed)
-    server = ScriptedServer([Reply(headers={"content-encoding": ", ".join(["gzip"] * 6)}, body=(packed,), framing="length")])
+    server = ScriptedServer(
+        [Reply(headers={"content-encoding": ", ".join(["gzip"] * 6)}, body=(packed,), framing="length")]
+    )
     with pytest.raises(http1.DecodingError, match="more than 5"):
         await pieces(client(nursery, server))
 
@@ -74,3 +78,36 @@ async def test_a_corrupt_body_is_a_decoding_error(nursery: trio.Nursery) -> None
     server = ScriptedServer([Reply(headers={"content-encoding": "gzip"}, body=(corrupt,), framing="length")])
     with pytest.raises(http1.DecodingError):
         await pieces(client(nursery, server))
+
+
+# --- URLs ----------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "url",
+    [
+        "http://a..\u00fc/x",  # IDNA refuses an empty label (a UnicodeError)
+        "http://" + "\u00fc" * 70 + ".test/x",  # and a label over 63 characters
+        "https://.example.test/x",  # ssl refuses a server_hostname with a leading dot (a ValueError)
+        "http://exa mple.test/x",
+        "http://host\x00.test/x",
+        "http://host:+80/x",
+        "http://host:8_0/x",
+    ],
+)
+async def test_a_url_whose_host_or_port_is_malformed_is_unsupported(url: str) -> None:
+    async def connect(_origin: http1.Origin) -> trio.abc.Stream:
+        raise AssertionError("no connection for a malformed URL")
+
+    with pytest.raises(http1.UnsupportedURL):
+        await http1.Client(connect=connect).send("GET", url)
+
+
+async def test_a_proxy_whose_host_is_malformed_is_an_llm_error(monkeypatch: pytest.MonkeyPatch) -> None:
+    for name in ("https_proxy", "all_proxy", "no_proxy", "HTTPS_PROXY", "ALL_PROXY", "NO_PROXY"):
+        monkeypatch.delenv(name, raising=False)
+    monkeypatch.setenv("HTTPS_PROXY", "http://user:hunter2@a..\u00fc:3128")
+    cfg = parse_config({"provider": "p", "base_url": "https://api.example.test/v1", "max_retries": 2})
+    _, error = await outcome(OpenAICompatibleAdapter(cfg, environ={}), close=True)
+    assert error is not None and (error.code, error.retryable) == ("CONNECTION_ERROR", False)
+    assert "UnsupportedURL" in error.message and "hunter2" not in error.message
