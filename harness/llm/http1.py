@@ -87,13 +87,14 @@ _BROKEN = (trio.BrokenResourceError, trio.ClosedResourceError, OSError)
 
 
 class _Connection:
-    __slots__ = ("stream", "h11", "idle_since", "received")
+    __slots__ = ("stream", "h11", "idle_since", "received", "written")
 
     def __init__(self, stream: trio.abc.Stream) -> None:
         self.stream = stream
         self.h11 = h11.Connection(h11.CLIENT, max_incomplete_event_size=MAX_HEAD)
         self.idle_since = 0.0
         self.received = False  # any byte of the current response
+        self.written = True  # the whole request went out (else the stream is not fit for another)
 
     async def next_event(self) -> object:
         """The next h11 event of the response, reading as needed."""
@@ -137,6 +138,7 @@ class Client:
         self._trust_env = trust_env
         self._connect = connect
         self._idle: dict[_Key, list[_Connection]] = {}
+        self._run: object = None  # the trio run the kept connections belong to
         self._closed = False
 
     async def send(
@@ -199,6 +201,11 @@ class Client:
         return self._context
 
     async def _take_idle(self, key: _Key) -> _Connection | None:
+        run = trio.lowlevel.current_trio_token()
+        if run is not self._run:  # a stream of an ended run is never reused; closed here
+            self._run, stale, self._idle = run, self._idle, {}
+            for conn in (conn for conns in stale.values() for conn in conns):
+                await trio.aclose_forcefully(conn.stream)
         conns = self._idle.get(key)
         while conns:
             conn = conns.pop()
@@ -208,8 +215,12 @@ class Client:
         return None
 
     def _keep(self, key: _Key, conn: _Connection) -> bool:
-        """Keep ``conn`` (its response was read to the end) if it can serve another request."""
+        """Keep ``conn`` (its response was read to the end) if it can serve another request:
+        the whole request was written, and nothing came after the response (else
+        the next request would read it as its answer)."""
         if self._closed or conn.h11.our_state is not h11.DONE or conn.h11.their_state is not h11.DONE:
+            return False
+        if not conn.written or conn.h11.trailing_data[0] or trio.lowlevel.current_trio_token() is not self._run:
             return False
         conns = self._idle.setdefault(key, [])
         if len(conns) >= MAX_IDLE:
@@ -230,6 +241,7 @@ class Client:
             try:
                 await conn.stream.send_all(data)
             except _BROKEN as exc:
+                conn.written = False
                 failed = WriteError(str(exc) or type(exc).__name__)
                 try:  # a server may answer (then close) before reading the whole request
                     return await self._head(conn)
