@@ -160,10 +160,12 @@ class Client:
             merged.update(proxy.headers)
         key = (origin, proxy.url.origin if proxy else None)
         try:
-            request = h11.Request(method=method, target=path, headers=list(merged.items()))
+            request: h11.Request | None = h11.Request(method=method, target=path, headers=list(merged.items()))
         except (h11.LocalProtocolError, UnicodeError):
-            # h11's message quotes the value, which may be a credential
-            raise HttpError("a request header is not valid HTTP/1.1 (not ASCII, or a control character)") from None
+            request = None
+        # raised out here: h11's error quotes the value (maybe a credential) and would be its __context__
+        if request is None:
+            raise HttpError("a request header is not valid HTTP/1.1 (not ASCII, or a control character)")
         while True:
             conn = await self._take_idle(key)
             kept = conn is not None

@@ -174,3 +174,16 @@ async def test_cancelling_mid_read_closes_the_connection(
     assert peer.closed_by_client == 1  # closed, not kept
     assert await get(client) == b"ok" and peer.connections == 2
     await client.aclose()
+
+
+async def test_a_header_refused_leaves_no_h11_error_on_the_chain() -> None:
+    async def connect(_origin: http1.Origin) -> trio.abc.Stream:
+        raise AssertionError("nothing is sent")
+
+    try:
+        await http1.Client(connect=connect).send("GET", "http://provider.test/", headers={"authorization": "k\nsecret"})
+    except http1.HttpError as exc:
+        # h11's own message quotes the value: not even an unshown __context__ holds it
+        assert exc.__context__ is None and exc.__cause__ is None
+    else:
+        raise AssertionError("a header with a newline is refused")
