@@ -187,3 +187,55 @@ async def test_a_header_refused_leaves_no_h11_error_on_the_chain() -> None:
         assert exc.__context__ is None and exc.__cause__ is None
     else:
         raise AssertionError("a header with a newline is refused")
+
+
+class Tracked(trio.abc.Stream):
+    """A stream that records whether it was closed (the connect seam's count of open streams)."""
+
+    def __init__(self, inner: trio.abc.Stream) -> None:
+        self.inner = inner
+        self.closed = False
+
+    async def send_all(self, data: bytes | bytearray | memoryview) -> None:
+        await self.inner.send_all(data)
+
+    async def wait_send_all_might_not_block(self) -> None:
+        await self.inner.wait_send_all_might_not_block()
+
+    async def receive_some(self, max_bytes: int | None = None) -> bytes | bytearray:
+        return await self.inner.receive_some(max_bytes)
+
+    async def aclose(self) -> None:
+        self.closed = True
+        await self.inner.aclose()
+
+
+def test_the_adapter_closes_a_kept_connection_of_an_ended_run_in_the_next() -> None:
+    from harness.llm.openai_compat import OpenAICompatibleAdapter, parse_config
+
+    from . import shapes
+    from .outcome import outcome
+    from .server import Reply, ScriptedServer
+
+    streams: list[Tracked] = []
+    nurseries: list[trio.Nursery] = []
+    server = ScriptedServer(default=Reply.sse(shapes.text_stream(["fine"])))
+
+    async def connect(origin: http1.Origin) -> trio.abc.Stream:
+        streams.append(Tracked(await server.connect_in_memory(nurseries[-1])(origin)))
+        return streams[-1]
+
+    cfg = parse_config({"provider": "p", "base_url": "http://provider.test/v1"})
+    a = OpenAICompatibleAdapter(cfg, environ={}, connect=connect)
+
+    async def run() -> None:
+        async with trio.open_nursery() as nursery:
+            nurseries.append(nursery)
+            assert (await outcome(a))[1] is None
+            nursery.cancel_scope.cancel()
+
+    trio.run(run, clock=trio.testing.MockClock(autojump_threshold=0))
+    trio.run(run, clock=trio.testing.MockClock(autojump_threshold=0))
+    assert [s.closed for s in streams] == [True, False]  # the first run's, closed in the second
+    trio.run(a.aclose)
+    assert streams[1].closed
