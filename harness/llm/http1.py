@@ -27,7 +27,7 @@ caller may retry. Messages never hold the request's headers.
 from __future__ import annotations
 
 import os
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from typing import TYPE_CHECKING
 
 import h11
@@ -183,9 +183,7 @@ class Client:
         """Close the kept connections; responses still open close their own."""
         self._closed = True
         idle, self._idle = self._idle, {}
-        for conns in idle.values():
-            for conn in conns:
-                await trio.aclose_forcefully(conn.stream)
+        await _close_all(conn for conns in idle.values() for conn in conns)
 
     # --- connections ---------------------------------------------------------------------
 
@@ -206,8 +204,7 @@ class Client:
         run = trio.lowlevel.current_trio_token()
         if run is not self._run:  # a stream of an ended run is never reused; closed here
             self._run, stale, self._idle = run, self._idle, {}
-            for conn in (conn for conns in stale.values() for conn in conns):
-                await trio.aclose_forcefully(conn.stream)
+            await _close_all(conn for conns in stale.values() for conn in conns)
         conns = self._idle.get(key)
         while conns:
             conn = conns.pop()
@@ -261,6 +258,14 @@ class Client:
             if isinstance(event, h11.Response):
                 return event
             # an informational (1xx) answer: the real one follows
+
+
+async def _close_all(conns: Iterable[_Connection]) -> None:
+    """Close each stream: shielded, or a cancelled caller would stop at the
+    first and leave the rest open (each close is prompt: forceful)."""
+    with trio.CancelScope(shield=True):
+        for conn in conns:
+            await trio.aclose_forcefully(conn.stream)
 
 
 class Response:

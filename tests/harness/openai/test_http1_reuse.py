@@ -239,3 +239,19 @@ def test_the_adapter_closes_a_kept_connection_of_an_ended_run_in_the_next() -> N
     assert [s.closed for s in streams] == [True, False]  # the first run's, closed in the second
     trio.run(a.aclose)
     assert streams[1].closed
+
+
+async def test_aclose_in_a_cancelled_scope_closes_every_kept_connection(nursery: trio.Nursery) -> None:
+    peer = Peer(nursery, answer_each, answer_each, answer_each)
+    client = http1.Client(connect=peer.connect)
+    # three responses open at once: three connections
+    responses = [await client.send("GET", "http://provider.test/x") for _ in range(3)]
+    for response in responses:
+        await body(response)
+    assert peer.connections == 3
+    with trio.CancelScope() as scope:
+        scope.cancel()  # a host shutting down under cancellation
+        await client.aclose()
+    with trio.CancelScope(shield=True):
+        await trio.testing.wait_all_tasks_blocked()
+    assert peer.closed_by_client == 3
