@@ -195,9 +195,16 @@ class Client:
 
     def _tls(self) -> ssl.SSLContext:
         if self._context is None:
-            context = self._verify() if self._verify is not None else None
-            self._context = context or default_tls_context(trust_env=self._trust_env)
-            self._context.set_alpn_protocols(["http/1.1"])
+            import ssl
+
+            context = (self._verify() if self._verify is not None else None) or default_tls_context(
+                trust_env=self._trust_env
+            )
+            # a context that skips the certificate or hostname check is a slip, never honoured
+            if context.verify_mode != ssl.CERT_REQUIRED or not context.check_hostname:
+                raise HttpError("the TLS context does not check certificates and host names")
+            context.set_alpn_protocols(["http/1.1"])
+            self._context = context
         return self._context
 
     async def _take_idle(self, key: _Key) -> _Connection | None:
