@@ -121,7 +121,7 @@ def parse_url(url: str) -> Url:
     return Url(Origin(scheme, host.lower(), port), target, userinfo)
 
 
-_HOSTNAME = re.compile(r"[A-Za-z0-9_-]+(\.[A-Za-z0-9_-]+)*\.?")
+_HOSTNAME = re.compile(r"(?=.{1,253}$)[A-Za-z0-9_-]{1,63}(\.[A-Za-z0-9_-]{1,63})*\.?")  # DNS's lengths
 _IPV6 = re.compile(r"[0-9A-Fa-f:.]*:[0-9A-Fa-f:.]*")
 
 
@@ -206,7 +206,7 @@ async def open_stream(
     hop = origin if proxy is None else proxy.url.origin
     try:
         stream: trio.abc.Stream = await trio.open_tcp_stream(hop.host, hop.port)
-    except OSError as exc:
+    except (OSError, ValueError) as exc:  # ValueError: the resolver's IDNA codec refusing a name
         raise ConnectError(str(exc) or type(exc).__name__) from None
     try:
         if hop.scheme == "https":  # the origin, or an https proxy

@@ -88,6 +88,7 @@ async def test_a_corrupt_body_is_a_decoding_error(nursery: trio.Nursery) -> None
     [
         "http://a..\u00fc/x",  # IDNA refuses an empty label (a UnicodeError)
         "http://" + "\u00fc" * 70 + ".test/x",  # and a label over 63 characters
+        "http://" + "a" * 64 + ".test/x",  # the resolver's IDNA refuses it too (a UnicodeError)
         "https://.example.test/x",  # ssl refuses a server_hostname with a leading dot (a ValueError)
         "http://exa mple.test/x",
         "http://host\x00.test/x",
