@@ -2,7 +2,8 @@
 httpx, whose import cost a tenth of ``harness run``'s start).
 
 What it does: :meth:`Client.send` sends one request (method, URL, headers,
-a ``bytes`` body with ``Content-Length``) and returns a :class:`Response` as
+a ``bytes`` body with ``Content-Length``; a caller's ``Content-Length`` or
+``Transfer-Encoding`` is dropped) and returns a :class:`Response` as
 soon as the status line and headers arrived; its body is streamed
 (:meth:`Response.aiter_bytes`), decoded from ``gzip`` or ``deflate`` a
 bounded piece at a time (:mod:`.http1_decode`; any other content-encoding is
@@ -153,6 +154,9 @@ class Client:
         merged["connection"] = "keep-alive"
         merged.update(self._headers)
         merged.update((k.lower(), v) for k, v in (headers or {}).items())
+        # the framing is the client's own: a caller's would contradict the body sent
+        merged.pop("transfer-encoding", None)
+        merged.pop("content-length", None)
         if content or method not in ("GET", "HEAD"):
             merged["content-length"] = str(len(content))
         if proxy is not None and origin.scheme == "http":  # forwarded in absolute form

@@ -112,3 +112,35 @@ async def test_a_proxy_whose_host_is_malformed_is_an_llm_error(monkeypatch: pyte
     _, error = await outcome(OpenAICompatibleAdapter(cfg, environ={}), close=True)
     assert error is not None and (error.code, error.retryable) == ("CONNECTION_ERROR", False)
     assert "UnsupportedURL" in error.message and "hunter2" not in error.message
+
+
+# --- request framing -------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("method", "headers"),
+    [
+        ("POST", {"Transfer-Encoding": "chunked"}),  # with Content-Length too: two framings, a smuggling shape
+        ("POST", {"Transfer-Encoding": "gzip"}),  # h11 refuses to frame it (a raw LocalProtocolError)
+        ("GET", {"Content-Length": "99"}),  # a length no body follows
+    ],
+)
+async def test_framing_headers_are_the_clients_own(nursery: trio.Nursery, method: str, headers: dict[str, str]) -> None:
+    server = ScriptedServer(default=Reply(body=(b"hello",), framing="length"))
+    c = client(nursery, server)
+    content = b"{}" if method == "POST" else b""
+    response = await c.send(method, "http://provider.test/x", headers=headers, content=content)
+    assert await response.aiter_bytes().__anext__() == b"hello"
+    await response.aclose()
+    [received] = server.requests
+    assert "transfer-encoding" not in received.headers and received.body == content
+    assert received.headers.get("content-length", "0") == str(len(content))
+
+
+async def test_a_non_ascii_body_is_framed_by_its_bytes(nursery: trio.Nursery) -> None:
+    server = ScriptedServer(default=Reply(body=(b"ok",), framing="length"))
+    content = '{"text": "caf\u00e9 \U0001f600"}'.encode()
+    response = await client(nursery, server).send("POST", "http://provider.test/x", content=content)
+    await response.aclose()
+    [received] = server.requests
+    assert (received.headers["content-length"], received.body) == (str(len(content)), content)
