@@ -104,6 +104,8 @@ class _Connection:
                 event = self.h11.next_event()
             except h11.RemoteProtocolError as exc:
                 raise RemoteProtocolError(str(exc)) from None
+            if event is h11.PAUSED:  # a 101 to an Upgrade header: h11 would say PAUSED forever
+                raise RemoteProtocolError("the server switched protocols (not HTTP/1.1 any more)")
             if event is not h11.NEED_DATA:
                 return event
             try:

@@ -9,6 +9,7 @@ import zlib
 
 import pytest
 import trio
+import trio.testing
 
 from harness.llm import http1
 from harness.llm.openai_compat import OpenAICompatibleAdapter, parse_config
@@ -144,3 +145,26 @@ async def test_a_non_ascii_body_is_framed_by_its_bytes(nursery: trio.Nursery) ->
     await response.aclose()
     [received] = server.requests
     assert (received.headers["content-length"], received.body) == (str(len(content)), content)
+
+
+# --- answers the client does not speak -------------------------------------------------------------
+
+
+async def test_a_switch_of_protocols_is_a_protocol_error_not_a_spin(
+    nursery: trio.Nursery, autojump_clock: trio.testing.MockClock
+) -> None:
+    async def connect(_origin: http1.Origin) -> trio.abc.Stream:
+        ours, theirs = trio.testing.memory_stream_pair()
+
+        async def serve() -> None:
+            await theirs.receive_some(65536)
+            await theirs.send_all(b"HTTP/1.1 101 Switching Protocols\r\nupgrade: h2c\r\nconnection: upgrade\r\n\r\n")
+            await trio.sleep_forever()
+
+        nursery.start_soon(serve)
+        return ours
+
+    c = http1.Client(connect=connect)
+    with trio.fail_after(60), pytest.raises(http1.RemoteProtocolError, match="switched protocols"):
+        # an Upgrade header (a profile's extra_headers may set one) lets h11 accept the 101
+        await c.send("GET", "http://provider.test/x", headers={"upgrade": "h2c"})
