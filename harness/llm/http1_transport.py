@@ -118,10 +118,15 @@ def parse_url(url: str) -> Url:
         raise UnsupportedURL(f"no valid host and port in {_no_userinfo(url)!r}")
     if not target.startswith("/"):
         target = "/" + target
+    if not _TARGET.fullmatch(target):  # non-ASCII, spaces, controls: percent-encoded as httpx did
+        from urllib.parse import quote
+
+        target = quote(target, safe="!#$%&'()*+,/:;=?@[]~")
     return Url(Origin(scheme, host.lower(), port), target, userinfo)
 
 
 _HOSTNAME = re.compile(r"(?=.{1,253}$)[A-Za-z0-9_-]{1,63}(\.[A-Za-z0-9_-]{1,63})*\.?")  # DNS's lengths
+_TARGET = re.compile(r"[!-~]*")  # printable ASCII, no space
 _IPV6 = re.compile(r"[0-9A-Fa-f:.]*:[0-9A-Fa-f:.]*")
 
 

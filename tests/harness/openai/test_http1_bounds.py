@@ -168,3 +168,10 @@ async def test_a_switch_of_protocols_is_a_protocol_error_not_a_spin(
     with trio.fail_after(60), pytest.raises(http1.RemoteProtocolError, match="switched protocols"):
         # an Upgrade header (a profile's extra_headers may set one) lets h11 accept the 101
         await c.send("GET", "http://provider.test/x", headers={"upgrade": "h2c"})
+
+
+async def test_a_path_with_non_ascii_or_spaces_is_percent_encoded_as_httpx_did(nursery: trio.Nursery) -> None:
+    server = ScriptedServer(default=Reply(body=(b"ok",), framing="length"))
+    response = await client(nursery, server).send("GET", "http://provider.test/\u00fc/v1 x?q=\u00e4&r=%41")
+    await response.aclose()
+    assert server.requests[0].target == "/%C3%BC/v1%20x?q=%C3%A4&r=%41"
