@@ -175,3 +175,29 @@ async def test_a_path_with_non_ascii_or_spaces_is_percent_encoded_as_httpx_did(n
     response = await client(nursery, server).send("GET", "http://provider.test/\u00fc/v1 x?q=\u00e4&r=%41")
     await response.aclose()
     assert server.requests[0].target == "/%C3%BC/v1%20x?q=%C3%A4&r=%41"
+
+
+@pytest.mark.parametrize(
+    "answer",
+    [
+        b"HTTP/1.1 200 OK\r\nx-big: " + b"a" * (200 * 1024),  # a head that never ends
+        b"HTTP/1.1 200 OK\r\ntransfer-encoding: chunked\r\n\r\n" + b"f" * (200 * 1024),  # a chunk-size line
+    ],
+    ids=["head", "chunk-size-line"],
+)
+async def test_a_head_or_chunk_line_past_the_bound_is_a_protocol_error(
+    nursery: trio.Nursery, autojump_clock: trio.testing.MockClock, answer: bytes
+) -> None:
+    async def connect(_origin: http1.Origin) -> trio.abc.Stream:
+        ours, theirs = trio.testing.memory_stream_pair()
+
+        async def serve() -> None:
+            await theirs.receive_some(65536)
+            await theirs.send_all(answer)
+            await trio.sleep_forever()
+
+        nursery.start_soon(serve)
+        return ours
+
+    with trio.fail_after(60), pytest.raises(http1.RemoteProtocolError):
+        await pieces(http1.Client(connect=connect))
