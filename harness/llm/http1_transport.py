@@ -19,7 +19,6 @@ from __future__ import annotations
 
 import base64
 import os
-import re
 from collections.abc import Awaitable, Callable, Mapping
 from typing import TYPE_CHECKING, NamedTuple
 
@@ -113,21 +112,28 @@ def parse_url(url: str) -> Url:
             host = ""
     # only what a host name or an address is made of: no whitespace, control
     # characters or leading dot reach the resolver, the Host header or SNI
-    pattern = _IPV6 if hostport.startswith("[") else _HOSTNAME
-    if not pattern.fullmatch(host) or not 0 < port < 65536:
+    if not _valid_host(host, bracketed=hostport.startswith("[")) or not 0 < port < 65536:
         raise UnsupportedURL(f"no valid host and port in {_no_userinfo(url)!r}")
     if not target.startswith("/"):
         target = "/" + target
-    if not _TARGET.fullmatch(target):  # non-ASCII, spaces, controls: percent-encoded as httpx did
+    if not (target.isascii() and target.isprintable()) or " " in target:  # percent-encoded as httpx did
         from urllib.parse import quote
 
         target = quote(target, safe="!#$%&'()*+,/:;=?@[]~")
     return Url(Origin(scheme, host.lower(), port), target, userinfo)
 
 
-_HOSTNAME = re.compile(r"(?=.{1,253}$)[A-Za-z0-9_-]{1,63}(\.[A-Za-z0-9_-]{1,63})*\.?")  # DNS's lengths
-_TARGET = re.compile(r"[!-~]*")  # printable ASCII, no space
-_IPV6 = re.compile(r"[0-9A-Fa-f:.]*:[0-9A-Fa-f:.]*")
+_NAME_CHARS = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_")
+_IPV6_CHARS = frozenset("0123456789abcdefABCDEF:.")
+
+
+def _valid_host(host: str, *, bracketed: bool) -> bool:
+    """A name of DNS's lengths (labels of letters, digits, ``-``, ``_``; a
+    trailing dot), an IPv4 address, or in brackets an IPv6 one (no zone)."""
+    if bracketed:
+        return ":" in host and set(host) <= _IPV6_CHARS
+    labels = host.removesuffix(".").split(".")
+    return len(host) <= 253 and all(0 < len(label) <= 63 and set(label) <= _NAME_CHARS for label in labels)
 
 
 def _no_userinfo(url: str) -> str:
