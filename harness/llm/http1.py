@@ -34,7 +34,6 @@ from typing import TYPE_CHECKING
 import h11
 import trio
 
-from .http1_decode import Decoder
 from .http1_transport import (
     Connect,
     ConnectError,
@@ -57,6 +56,8 @@ from .http1_transport import (
 
 if TYPE_CHECKING:
     import ssl
+
+    from .http1_decode import Decoder
 
 __all__ = [
     "Client",
@@ -333,17 +334,24 @@ class _Body:
 
     def __init__(self, response: Response) -> None:
         self._response = response
-        self._decoder: Decoder | None = None  # at the first read: an unknown encoding fails there
+        self._started = False  # the content-encoding is read at the first read: an unknown one fails there
+        self._decoder: Decoder | None = None  # None: identity
 
     def __aiter__(self) -> _Body:
         return self
 
     async def __anext__(self) -> bytes:
-        if self._decoder is None:
-            self._decoder = Decoder(self._response.headers.get("content-encoding", ""))
+        if not self._started:
+            coding = self._response.headers.get("content-encoding", "")
+            if coding.strip().lower() not in ("", "identity"):
+                from .http1_decode import Decoder  # for a compressed body only (the adapter asks for none)
+
+                layered = Decoder(coding)
+                self._decoder = layered if layered.layers else None
+            self._started = True
         decoder = self._decoder
         while True:
-            if not decoder.layers:  # identity: as it arrives
+            if decoder is None:  # identity: as it arrives
                 raw = await self._response._next_raw()
                 if raw is None:
                     raise StopAsyncIteration
