@@ -257,3 +257,16 @@ async def test_a_tls_context_that_skips_the_hostname_check_is_refused(
     assert not isinstance(info.value, http1.TransportError)  # not worth a retry
     await client.aclose()
     assert server.requests == []
+
+
+async def test_ssl_cert_file_wins_over_ssl_cert_dir_as_in_httpx(
+    env: pytest.MonkeyPatch, nursery: trio.Nursery, server_tls: ssl.SSLContext, ca_file: str, tmp_path: Path
+) -> None:
+    server = await started(nursery, server_tls)
+    (tmp_path / "empty").mkdir()
+    env.setenv("SSL_CERT_DIR", str(tmp_path / "empty"))  # trusts nothing: ignored while SSL_CERT_FILE is set
+    env.setenv("SSL_CERT_FILE", ca_file)
+    assert (await outcome(adapter(server.base_url)))[1] is None
+    env.setenv("SSL_CERT_FILE", "")  # set empty: the directory is used (and trusts nothing)
+    _, error = await outcome(adapter(server.base_url))
+    assert error is not None and "CERTIFICATE_VERIFY_FAILED" in error.message
