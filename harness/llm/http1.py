@@ -2,11 +2,12 @@
 httpx, whose import cost a tenth of ``harness run``'s start).
 
 What it does: :meth:`Client.send` sends one request (method, URL, headers,
-a ``bytes`` body with ``Content-Length``) and returns a :class:`Response` as
+a ``bytes`` body with ``Content-Length``; a caller's ``Content-Length`` or
+``Transfer-Encoding`` is dropped) and returns a :class:`Response` as
 soon as the status line and headers arrived; its body is streamed
-(:meth:`Response.aiter_bytes`), decoded from ``gzip`` or ``deflate`` (zlib;
-``identity`` passes through; any other content-encoding is a
-``DecodingError``). Framing is h11's: ``Content-Length``, ``chunked`` or
+(:meth:`Response.aiter_bytes`), decoded from ``gzip`` or ``deflate`` a
+bounded piece at a time (:mod:`.http1_decode`; any other content-encoding is
+a ``DecodingError``). Framing is h11's: ``Content-Length``, ``chunked`` or
 close-delimited; ``1xx`` answers are skipped. A connection whose response was
 read to its end is kept for the next request to the same origin (at most
 :data:`KEEPALIVE_SECONDS` idle) and closed by :meth:`Client.aclose`; a kept
@@ -27,8 +28,7 @@ caller may retry. Messages never hold the request's headers.
 from __future__ import annotations
 
 import os
-import zlib
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from typing import TYPE_CHECKING
 
 import h11
@@ -56,6 +56,8 @@ from .http1_transport import (
 
 if TYPE_CHECKING:
     import ssl
+
+    from .http1_decode import Decoder
 
 __all__ = [
     "Client",
@@ -87,13 +89,14 @@ _BROKEN = (trio.BrokenResourceError, trio.ClosedResourceError, OSError)
 
 
 class _Connection:
-    __slots__ = ("stream", "h11", "idle_since", "received")
+    __slots__ = ("stream", "h11", "idle_since", "received", "written")
 
     def __init__(self, stream: trio.abc.Stream) -> None:
         self.stream = stream
         self.h11 = h11.Connection(h11.CLIENT, max_incomplete_event_size=MAX_HEAD)
         self.idle_since = 0.0
         self.received = False  # any byte of the current response
+        self.written = True  # the whole request went out (else the stream is not fit for another)
 
     async def next_event(self) -> object:
         """The next h11 event of the response, reading as needed."""
@@ -102,6 +105,8 @@ class _Connection:
                 event = self.h11.next_event()
             except h11.RemoteProtocolError as exc:
                 raise RemoteProtocolError(str(exc)) from None
+            if event is h11.PAUSED:  # a 101 to an Upgrade header: h11 would say PAUSED forever
+                raise RemoteProtocolError("the server switched protocols (not HTTP/1.1 any more)")
             if event is not h11.NEED_DATA:
                 return event
             try:
@@ -137,6 +142,7 @@ class Client:
         self._trust_env = trust_env
         self._connect = connect
         self._idle: dict[_Key, list[_Connection]] = {}
+        self._run: object = None  # the trio run the kept connections belong to
         self._closed = False
 
     async def send(
@@ -151,6 +157,9 @@ class Client:
         merged["connection"] = "keep-alive"
         merged.update(self._headers)
         merged.update((k.lower(), v) for k, v in (headers or {}).items())
+        # the framing is the client's own: a caller's would contradict the body sent
+        merged.pop("transfer-encoding", None)
+        merged.pop("content-length", None)
         if content or method not in ("GET", "HEAD"):
             merged["content-length"] = str(len(content))
         if proxy is not None and origin.scheme == "http":  # forwarded in absolute form
@@ -158,10 +167,12 @@ class Client:
             merged.update(proxy.headers)
         key = (origin, proxy.url.origin if proxy else None)
         try:
-            request = h11.Request(method=method, target=path, headers=list(merged.items()))
+            request: h11.Request | None = h11.Request(method=method, target=path, headers=list(merged.items()))
         except (h11.LocalProtocolError, UnicodeError):
-            # h11's message quotes the value, which may be a credential
-            raise HttpError("a request header is not valid HTTP/1.1 (not ASCII, or a control character)") from None
+            request = None
+        # raised out here: h11's error quotes the value (maybe a credential) and would be its __context__
+        if request is None:
+            raise HttpError("a request header is not valid HTTP/1.1 (not ASCII, or a control character)")
         while True:
             conn = await self._take_idle(key)
             kept = conn is not None
@@ -179,9 +190,7 @@ class Client:
         """Close the kept connections; responses still open close their own."""
         self._closed = True
         idle, self._idle = self._idle, {}
-        for conns in idle.values():
-            for conn in conns:
-                await trio.aclose_forcefully(conn.stream)
+        await _close_all(conn for conns in idle.values() for conn in conns)
 
     # --- connections ---------------------------------------------------------------------
 
@@ -193,12 +202,23 @@ class Client:
 
     def _tls(self) -> ssl.SSLContext:
         if self._context is None:
-            context = self._verify() if self._verify is not None else None
-            self._context = context or default_tls_context(trust_env=self._trust_env)
-            self._context.set_alpn_protocols(["http/1.1"])
+            import ssl
+
+            context = (self._verify() if self._verify is not None else None) or default_tls_context(
+                trust_env=self._trust_env
+            )
+            # a context that skips the certificate or hostname check is a slip, never honoured
+            if context.verify_mode != ssl.CERT_REQUIRED or not context.check_hostname:
+                raise HttpError("the TLS context does not check certificates and host names")
+            context.set_alpn_protocols(["http/1.1"])
+            self._context = context
         return self._context
 
     async def _take_idle(self, key: _Key) -> _Connection | None:
+        run = trio.lowlevel.current_trio_token()
+        if run is not self._run:  # a stream of an ended run is never reused; closed here
+            self._run, stale, self._idle = run, self._idle, {}
+            await _close_all(conn for conns in stale.values() for conn in conns)
         conns = self._idle.get(key)
         while conns:
             conn = conns.pop()
@@ -208,8 +228,12 @@ class Client:
         return None
 
     def _keep(self, key: _Key, conn: _Connection) -> bool:
-        """Keep ``conn`` (its response was read to the end) if it can serve another request."""
+        """Keep ``conn`` (its response was read to the end) if it can serve another request:
+        the whole request was written, and nothing came after the response (else
+        the next request would read it as its answer)."""
         if self._closed or conn.h11.our_state is not h11.DONE or conn.h11.their_state is not h11.DONE:
+            return False
+        if not conn.written or conn.h11.trailing_data[0] or trio.lowlevel.current_trio_token() is not self._run:
             return False
         conns = self._idle.setdefault(key, [])
         if len(conns) >= MAX_IDLE:
@@ -230,6 +254,7 @@ class Client:
             try:
                 await conn.stream.send_all(data)
             except _BROKEN as exc:
+                conn.written = False
                 failed = WriteError(str(exc) or type(exc).__name__)
                 try:  # a server may answer (then close) before reading the whole request
                     return await self._head(conn)
@@ -247,6 +272,14 @@ class Client:
             if isinstance(event, h11.Response):
                 return event
             # an informational (1xx) answer: the real one follows
+
+
+async def _close_all(conns: Iterable[_Connection]) -> None:
+    """Close each stream: shielded, or a cancelled caller would stop at the
+    first and leave the rest open (each close is prompt: forceful)."""
+    with trio.CancelScope(shield=True):
+        for conn in conns:
+            await trio.aclose_forcefully(conn.stream)
 
 
 class Response:
@@ -301,67 +334,37 @@ class _Body:
 
     def __init__(self, response: Response) -> None:
         self._response = response
-        self._decoders: list[_Inflate] | None = None  # at the first read: an unknown encoding fails there
-        self._flushed = False
+        self._started = False  # the content-encoding is read at the first read: an unknown one fails there
+        self._decoder: Decoder | None = None  # None: identity
 
     def __aiter__(self) -> _Body:
         return self
 
     async def __anext__(self) -> bytes:
-        if self._decoders is None:
-            self._decoders = _decoders(self._response.headers.get("content-encoding", ""))
+        if not self._started:
+            coding = self._response.headers.get("content-encoding", "")
+            if coding.strip().lower() not in ("", "identity"):
+                from .http1_decode import Decoder  # for a compressed body only (the adapter asks for none)
+
+                layered = Decoder(coding)
+                self._decoder = layered if layered.layers else None
+            self._started = True
+        decoder = self._decoder
         while True:
+            if decoder is None:  # identity: as it arrives
+                raw = await self._response._next_raw()
+                if raw is None:
+                    raise StopAsyncIteration
+                if raw:
+                    return raw
+                continue
+            out = decoder.next()  # at most MAX_STEP bytes, however much the input expands
+            if out:
+                return out
+            if decoder.ended:
+                raise StopAsyncIteration
             raw = await self._response._next_raw()
             if raw is None:
-                if self._flushed or not self._decoders:
-                    raise StopAsyncIteration
-                self._flushed = True
-                tail = b""
-                for decoder in self._decoders:
-                    tail = decoder.decompress(tail) + decoder.flush()
-                if tail:
-                    return tail
-                raise StopAsyncIteration
-            for decoder in self._decoders:
-                raw = decoder.decompress(raw)
-            if raw:
-                return raw
-
-
-class _Inflate:
-    """One zlib layer; ``deflate`` is tried zlib-wrapped, then raw (servers send both)."""
-
-    def __init__(self, wbits: int, *, raw_fallback: bool = False) -> None:
-        self._zlib = zlib.decompressobj(wbits)
-        self._fallback = raw_fallback
-
-    def decompress(self, data: bytes) -> bytes:
-        try:
-            out = self._zlib.decompress(data)
-        except zlib.error as exc:
-            if not self._fallback:
-                raise DecodingError(f"content does not decode: {exc}") from None
-            self._fallback = False
-            self._zlib = zlib.decompressobj(-zlib.MAX_WBITS)
-            return self.decompress(data)
-        self._fallback = self._fallback and not data
-        return out
-
-    def flush(self) -> bytes:
-        try:
-            return self._zlib.flush()
-        except zlib.error as exc:
-            raise DecodingError(f"content does not decode: {exc}") from None
-
-
-def _decoders(header: str) -> list[_Inflate]:
-    """The layers to undo, outermost (last applied) first; unknown ones are a ``DecodingError``."""
-    layers: list[_Inflate] = []
-    for name in reversed([part.strip().lower() for part in header.split(",")]):
-        if name in ("gzip", "x-gzip"):
-            layers.append(_Inflate(zlib.MAX_WBITS | 16))
-        elif name == "deflate":
-            layers.append(_Inflate(zlib.MAX_WBITS, raw_fallback=True))
-        elif name not in ("", "identity"):
-            raise DecodingError(f"unsupported content-encoding {name!r}")
-    return layers
+                decoder.end()
+            else:
+                decoder.feed(raw)

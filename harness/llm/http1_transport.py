@@ -104,17 +104,36 @@ def parse_url(url: str) -> Url:
         port_text = port_text.removeprefix(":")
     else:
         host, _, port_text = hostport.partition(":")
-    try:
-        port = int(port_text) if port_text else DEFAULT_PORTS[scheme]
-    except ValueError:
-        port = -1
-    if not host or not 0 < port < 65536:
-        raise UnsupportedURL(f"no valid host and port in {_no_userinfo(url)!r}")
+    port = int(port_text) if port_text.isascii() and port_text.isdigit() else -1 if port_text else DEFAULT_PORTS[scheme]
     if not host.isascii():
-        host = host.encode("idna").decode("ascii")
+        try:
+            host = host.encode("idna").decode("ascii")
+        except UnicodeError:  # an empty or overlong label
+            host = ""
+    # only what a host name or an address is made of: no whitespace, control
+    # characters or leading dot reach the resolver, the Host header or SNI
+    if not _valid_host(host, bracketed=hostport.startswith("[")) or not 0 < port < 65536:
+        raise UnsupportedURL(f"no valid host and port in {_no_userinfo(url)!r}")
     if not target.startswith("/"):
         target = "/" + target
+    if not (target.isascii() and target.isprintable()) or " " in target:  # percent-encoded as httpx did
+        from urllib.parse import quote
+
+        target = quote(target, safe="!#$%&'()*+,/:;=?@[]~")
     return Url(Origin(scheme, host.lower(), port), target, userinfo)
+
+
+_NAME_CHARS = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_")
+_IPV6_CHARS = frozenset("0123456789abcdefABCDEF:.")
+
+
+def _valid_host(host: str, *, bracketed: bool) -> bool:
+    """A name of DNS's lengths (labels of letters, digits, ``-``, ``_``; a
+    trailing dot), an IPv4 address, or in brackets an IPv6 one (no zone)."""
+    if bracketed:
+        return ":" in host and set(host) <= _IPV6_CHARS
+    labels = host.removesuffix(".").split(".")
+    return len(host) <= 253 and all(0 < len(label) <= 63 and set(label) <= _NAME_CHARS for label in labels)
 
 
 def _no_userinfo(url: str) -> str:
@@ -198,7 +217,7 @@ async def open_stream(
     hop = origin if proxy is None else proxy.url.origin
     try:
         stream: trio.abc.Stream = await trio.open_tcp_stream(hop.host, hop.port)
-    except OSError as exc:
+    except (OSError, ValueError) as exc:  # ValueError: the resolver's IDNA codec refusing a name
         raise ConnectError(str(exc) or type(exc).__name__) from None
     try:
         if hop.scheme == "https":  # the origin, or an https proxy

@@ -62,8 +62,9 @@ class OpenAICompatibleAdapter:
     inject them). ``trust_env``: proxies and certificates from the environment
     (see :mod:`harness.llm.http1_transport`); ``connect`` replaces the network
     (a trio stream per connection, for tests on trio's MockClock). One
-    :class:`harness.llm.http1.Client` is kept per trio run for connection
-    reuse; :meth:`aclose` closes it.
+    :class:`harness.llm.http1.Client` is kept for connection reuse (its kept
+    connections belong to one trio run: a later run closes them and opens
+    its own); :meth:`aclose` closes it.
     """
 
     def __init__(
@@ -87,7 +88,6 @@ class OpenAICompatibleAdapter:
         )
         self._models = tuple(spec.info() for spec in config.models)
         self._client: http1.Client | None = None
-        self._client_run: object = None
 
     @property
     def provider(self) -> str:
@@ -289,9 +289,9 @@ class OpenAICompatibleAdapter:
         return headers
 
     def _http(self) -> http1.Client:
-        # Kept connections belong to one trio run; a new run gets a new client.
-        run = trio.lowlevel.current_trio_token()
-        if self._client is None or self._client_run is not run:
+        # One client: it reuses connections within a trio run only, and closes
+        # an ended run's in the next (a client per run would leave them open)
+        if self._client is None:
             self._client = http1.Client(
                 connect_timeout=self._config.connect_timeout_seconds,
                 headers={"user-agent": USER_AGENT},
@@ -299,7 +299,6 @@ class OpenAICompatibleAdapter:
                 trust_env=self._trust_env,
                 connect=self._connect,
             )
-            self._client_run = run
         return self._client
 
 

@@ -101,7 +101,11 @@ async def test_https_goes_through_a_connect_tunnel(
     chunks, error = await outcome(adapter(server.base_url))
     assert error is None and TextDelta(text="answered") in chunks
     [head] = proxy.heads
-    assert (head.method, head.target, head.headers["host"]) == ("CONNECT", f"localhost:{server.port}", f"localhost:{server.port}")
+    assert (head.method, head.target, head.headers["host"]) == (
+        "CONNECT",
+        f"localhost:{server.port}",
+        f"localhost:{server.port}",
+    )
     assert head.headers["proxy-authorization"] == basic("user", "secret")
     [received] = server.requests  # inside the tunnel: origin form, no proxy credentials
     assert received.target == "/v1/chat/completions" and "proxy-authorization" not in received.headers
@@ -155,7 +159,9 @@ async def test_without_trust_env_the_environment_is_not_read(
     assert "CERTIFICATE_VERIFY_FAILED" in error.message
 
 
-async def test_a_socks_proxy_is_an_error_never_a_direct_connection(env: pytest.MonkeyPatch, nursery: trio.Nursery) -> None:
+async def test_a_socks_proxy_is_an_error_never_a_direct_connection(
+    env: pytest.MonkeyPatch, nursery: trio.Nursery
+) -> None:
     server = await started(nursery)
     env.setenv("ALL_PROXY", "socks5://127.0.0.1:1080")
     _, error = await outcome(adapter(server.base_url, max_retries=2))
@@ -234,3 +240,33 @@ async def test_a_ca_file_that_does_not_load_is_an_error_not_retried(
     _, error = await outcome(adapter(server.base_url, max_retries=2))
     assert error is not None and (error.code, error.retryable) == ("CONNECTION_ERROR", False)
     assert "do not load" in error.message and server.requests == []
+
+
+async def test_a_tls_context_that_skips_the_hostname_check_is_refused(
+    env: pytest.MonkeyPatch, nursery: trio.Nursery, server_tls: ssl.SSLContext, ca: trustme.CA
+) -> None:
+    from harness.llm import http1
+
+    server = await started(nursery, server_tls)
+    lax = ssl.SSLContext(ssl.PROTOCOL_TLS_CLIENT)
+    ca.configure_trust(lax)
+    lax.check_hostname = False  # a caller's slip: the certificate names localhost, not 127.0.0.1
+    client = http1.Client(verify=lambda: lax, trust_env=False)
+    with pytest.raises(http1.HttpError, match="does not check") as info:
+        await client.send("POST", f"https://127.0.0.1:{server.port}/v1/chat/completions", content=b"{}")
+    assert not isinstance(info.value, http1.TransportError)  # not worth a retry
+    await client.aclose()
+    assert server.requests == []
+
+
+async def test_ssl_cert_file_wins_over_ssl_cert_dir_as_in_httpx(
+    env: pytest.MonkeyPatch, nursery: trio.Nursery, server_tls: ssl.SSLContext, ca_file: str, tmp_path: Path
+) -> None:
+    server = await started(nursery, server_tls)
+    (tmp_path / "empty").mkdir()
+    env.setenv("SSL_CERT_DIR", str(tmp_path / "empty"))  # trusts nothing: ignored while SSL_CERT_FILE is set
+    env.setenv("SSL_CERT_FILE", ca_file)
+    assert (await outcome(adapter(server.base_url)))[1] is None
+    env.setenv("SSL_CERT_FILE", "")  # set empty: the directory is used (and trusts nothing)
+    _, error = await outcome(adapter(server.base_url))
+    assert error is not None and "CERTIFICATE_VERIFY_FAILED" in error.message
