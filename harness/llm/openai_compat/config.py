@@ -85,6 +85,11 @@ def _check_provider(_instance: object, attribute: attrs.Attribute[str], value: s
 
 
 def _check_base_url(_instance: object, attribute: attrs.Attribute[str], value: str) -> None:
+    # checked first and never echoed: the part before "@" may be a password; the
+    # HTTP client sends no URL credentials, so they would be dropped silently
+    authority = value.partition("://")[2].split("/", 1)[0]
+    if "@" in authority:
+        raise _invalid(f"{attribute.name} without user:password@ (name the key's variable in api_key_env)")
     if not re.match(r"https?://[^/\s?#]+", value) or any(ch.isspace() for ch in value) or "?" in value or "#" in value:
         raise _invalid(f"{attribute.name} to be an http(s) URL without query or fragment, got {value!r}")
 

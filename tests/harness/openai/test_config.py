@@ -125,6 +125,18 @@ def test_a_key_pasted_into_api_key_env_is_not_echoed() -> None:
     assert key not in str(info.value)
 
 
+@pytest.mark.parametrize(
+    "url", ["https://user:hunter2-pw@api.example.test/v1", "http://hunter2-pw@127.0.0.1:8080/v1 x"]
+)
+def test_credentials_in_base_url_are_refused_and_not_echoed(url: str) -> None:
+    # the HTTP client sends no URL credentials (httpx sent them as Basic auth):
+    # dropping them silently would fail later with a confusing 401
+    with pytest.raises(ProfileError) as info:
+        parse_config(config(base_url=url))
+    assert "base_url" in str(info.value) and "api_key_env" in str(info.value)
+    assert "hunter2" not in str(info.value)
+
+
 def test_the_host_config_path_keeps_field_names() -> None:
     with pytest.raises(ProfileError) as info:
         instantiate_plugin(OpenAICompatiblePlugin, config(max_retries=-1), name="openai-compatible", where="row deepseek")
