@@ -17,6 +17,7 @@ import json
 import os
 import subprocess
 import sys
+from collections.abc import Sequence
 from pathlib import Path
 
 import pytest
@@ -84,17 +85,7 @@ def modules_of(package: str) -> list[str]:
 def test_every_module_imports_alone(package: str) -> None:
     modules = modules_of(package)
     assert len(modules) > 5, modules
-    run = subprocess.run(
-        [sys.executable, "-c", _FORKING, json.dumps(PRELOADED), json.dumps(modules)],
-        cwd=ROOT,
-        env=cli_env(),
-        capture_output=True,
-        text=True,
-        timeout=600,
-        check=False,
-    )
-    assert run.returncode == 0, run.stderr[-4000:]
-    failures: dict[str, str] = json.loads(run.stdout.splitlines()[-1])
+    failures = _imported_alone(modules, preloaded=PRELOADED, cwd=ROOT, timeout=600)
     assert not failures, "\n\n".join(f"import {module}:\n{trace}" for module, trace in sorted(failures.items()))
 
 
@@ -107,15 +98,22 @@ def test_a_module_that_fails_alone_is_reported(tmp_path: Path) -> None:
     (package / "a.py").write_text("VALUE = 1\n")
     (package / "b.py").write_text("import lonely\nVALUE = lonely.a.VALUE\n")  # fine after a, fails alone
     (package / "c.py").write_text("import lonely.a\n")
+    failures = _imported_alone(["lonely.a", "lonely.b", "lonely.c"], preloaded=[], cwd=tmp_path, timeout=60)
+    assert set(failures) == {"lonely.b"} and "has no attribute 'a'" in failures["lonely.b"]
+
+
+def _imported_alone(modules: list[str], *, preloaded: Sequence[str], cwd: Path, timeout: float) -> dict[str, str]:
+    """Each of ``modules`` imported in a child forked from an interpreter that
+    holds only ``preloaded``: the traceback of each that failed, by name."""
     run = subprocess.run(
-        [sys.executable, "-c", _FORKING, "[]", json.dumps(["lonely.a", "lonely.b", "lonely.c"])],
-        cwd=tmp_path,
+        [sys.executable, "-c", _FORKING, json.dumps(list(preloaded)), json.dumps(modules)],
+        cwd=cwd,
         env=cli_env(),
         capture_output=True,
         text=True,
-        timeout=60,
+        timeout=timeout,
         check=False,
     )
-    assert run.returncode == 0, run.stderr
-    failures = json.loads(run.stdout.splitlines()[-1])
-    assert set(failures) == {"lonely.b"} and "has no attribute 'a'" in failures["lonely.b"]
+    assert run.returncode == 0, run.stderr[-4000:]
+    failures: dict[str, str] = json.loads(run.stdout.splitlines()[-1])
+    return failures

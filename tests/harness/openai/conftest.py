@@ -112,3 +112,16 @@ async def make_adapter(server: ScriptedServer, sleeps: SleepRecorder) -> AsyncIt
     yield make
     for adapter in made:
         await adapter.aclose()
+
+
+#: what the HTTP client reads from the environment (proxies, CA certificates)
+ENVIRONMENT = ("http_proxy", "https_proxy", "all_proxy", "no_proxy", "REQUEST_METHOD", "SSL_CERT_FILE", "SSL_CERT_DIR")
+
+
+@pytest.fixture
+def env(monkeypatch: pytest.MonkeyPatch) -> pytest.MonkeyPatch:
+    """No proxy or certificate setting of the machine's leaks into a test."""
+    for name in ENVIRONMENT:
+        monkeypatch.delenv(name, raising=False)
+        monkeypatch.delenv(name.upper(), raising=False)
+    return monkeypatch

@@ -24,17 +24,6 @@ from .outcome import outcome as _outcome
 from .proxy import LoopbackProxy
 from .server import Reply, ScriptedServer
 
-ENVIRONMENT = ("http_proxy", "https_proxy", "all_proxy", "no_proxy", "REQUEST_METHOD", "SSL_CERT_FILE", "SSL_CERT_DIR")
-
-
-@pytest.fixture
-def env(monkeypatch: pytest.MonkeyPatch) -> pytest.MonkeyPatch:
-    """No proxy or certificate setting of the machine's leaks into a test."""
-    for name in ENVIRONMENT:
-        monkeypatch.delenv(name, raising=False)
-        monkeypatch.delenv(name.upper(), raising=False)
-    return monkeypatch
-
 
 @pytest.fixture(scope="module")
 def ca() -> trustme.CA:

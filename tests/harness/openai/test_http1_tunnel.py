@@ -17,15 +17,6 @@ from hookspecs.errors import LlmError
 from .outcome import outcome
 
 PASSWORD = "hunter2-proxy-secret"
-ENVIRONMENT = ("http_proxy", "https_proxy", "all_proxy", "no_proxy", "REQUEST_METHOD", "SSL_CERT_FILE", "SSL_CERT_DIR")
-
-
-@pytest.fixture
-def env(monkeypatch: pytest.MonkeyPatch) -> pytest.MonkeyPatch:
-    for name in ENVIRONMENT:
-        monkeypatch.delenv(name, raising=False)
-        monkeypatch.delenv(name.upper(), raising=False)
-    return monkeypatch
 
 
 class RawProxy:
