@@ -33,6 +33,8 @@ from __future__ import annotations
 from importlib import import_module
 from typing import TYPE_CHECKING, Any
 
+from .lazy import load_name
+
 if TYPE_CHECKING:
     from types import ModuleType
 
@@ -109,7 +111,7 @@ def __getattr__(name: str) -> Any:
     elif name in _SPEC_MODULE_NAMES:
         value = import_module(f".{name}", __name__)
     elif name in _HOMES:
-        value = getattr(import_module(_HOMES[name], __name__), name)
+        value = load_name(__name__, _HOMES[name], name)
     else:
         raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
     globals()[name] = value  # later lookups are plain attribute reads

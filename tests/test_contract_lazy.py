@@ -81,7 +81,8 @@ def _public_names(module: str) -> set[str]:
 
 
 def test_importing_the_package_loads_no_submodule() -> None:
-    assert _loaded_after("import hookspecs.values") == ["hookspecs", "hookspecs.values"]
+    # hookspecs.lazy: the loader both packages share
+    assert _loaded_after("import hookspecs.values") == ["hookspecs", "hookspecs.lazy", "hookspecs.values"]
 
 
 def test_a_name_loads_only_its_own_submodule_and_what_that_imports() -> None:
@@ -188,5 +189,18 @@ def test_a_submodule_failing_with_attribute_error_is_reported_with_its_cause(
     monkeypatch.setitem(values._HOMES, "BrokenForTest", "broken_for_test")
     with pytest.raises(ImportError) as caught:
         exec("from hookspecs.values import BrokenForTest", {})
+    assert "no_such_decorator" in str(caught.value)
+    assert isinstance(caught.value.__cause__, AttributeError)
+
+
+def test_the_top_package_reports_a_failing_submodule_with_its_cause(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """``hookspecs`` loads its names on first use too: the same loss as above."""
+    import hookspecs
+
+    (tmp_path / "broken_for_test.py").write_text("import attrs\nattrs.no_such_decorator\n")
+    monkeypatch.setattr(hookspecs, "__path__", [*hookspecs.__path__, str(tmp_path)])
+    monkeypatch.setitem(hookspecs._HOMES, "BrokenForTest", ".broken_for_test")
+    with pytest.raises(ImportError) as caught:
+        exec("from hookspecs import BrokenForTest", {})
     assert "no_such_decorator" in str(caught.value)
     assert isinstance(caught.value.__cause__, AttributeError)

@@ -9,9 +9,10 @@ form (a headless run) never creates those classes.
 from __future__ import annotations
 
 import sys
-from importlib import import_module
 from types import ModuleType
 from typing import TYPE_CHECKING, Any
+
+from ..lazy import load_name
 
 if TYPE_CHECKING:
     from .agents import (
@@ -210,15 +211,7 @@ def __getattr__(name: str) -> Any:
     module = _HOMES.get(name)
     if module is None:
         raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    home = f"{__name__}.{module}"
-    try:
-        submodule = import_module(home)
-    except AttributeError as exc:
-        # ``from hookspecs.values import X`` would say only "cannot import name 'X'":
-        # Python drops an AttributeError raised by a module's __getattr__ (a typo in
-        # the submodule, an incompatible attrs or cattrs)
-        raise ImportError(f"cannot load {name!r} from {home}: {exc}", name=home) from exc
-    value = getattr(submodule, name)
+    value = load_name(__name__, f".{module}", name)
     globals()[name] = value  # later lookups are plain attribute reads
     return value
 
