@@ -13,19 +13,9 @@ from typing import Any
 
 from ..tools.sandbox_modes import SANDBOX_MODES
 
-#: each built-in command's line in ``harness --help``, in the listing's order
-COMMAND_HELP = {
-    "run": "run one prompt headless and print the transcript",
-    "chat": "chat with an agent in the terminal (approvals asked interactively)",
-    "demo": "run a shipped offline demo (temporary workspace and DSH_HOME)",
-    "serve": "serve the web client on loopback (a credential in the printed URL)",
-    "sessions": "list or show stored sessions",
-    "plugins": "list the plugins a profile loads and the hooks each implements",
-}
-
 
 def add_command_parsers(sub: Any, add_profile_arguments: Any) -> None:
-    """The built-in commands' parsers, listed in :data:`COMMAND_HELP`'s order."""
+    """The built-in commands' parsers, in ``harness --help``'s order."""
     add_run_parser(sub, add_profile_arguments)
     add_chat_parser(sub, add_profile_arguments)
     add_demo_parser(sub)
@@ -43,7 +33,7 @@ def add_sandbox_argument(parser: argparse.ArgumentParser) -> None:
 
 
 def add_run_parser(sub: Any, add_profile_arguments: Any) -> None:
-    parser = sub.add_parser("run", help=COMMAND_HELP["run"])
+    parser = sub.add_parser("run", help="run one prompt headless and print the transcript")
     add_profile_arguments(parser)
     parser.add_argument("prompt", help="the prompt (or a /command)")
     parser.add_argument("--model", metavar="PROVIDER/MODEL", help="route for the root agent")
@@ -56,7 +46,7 @@ def add_run_parser(sub: Any, add_profile_arguments: Any) -> None:
 
 
 def add_chat_parser(sub: Any, add_profile_arguments: Any) -> None:
-    parser = sub.add_parser("chat", help=COMMAND_HELP["chat"])
+    parser = sub.add_parser("chat", help="chat with an agent in the terminal (approvals asked interactively)")
     add_profile_arguments(parser)
     parser.add_argument("--session", metavar="ID", help="continue an existing session")
     parser.add_argument("--model", metavar="PROVIDER/MODEL", help="route for the root agent")
@@ -65,7 +55,7 @@ def add_chat_parser(sub: Any, add_profile_arguments: Any) -> None:
 
 
 def add_serve_parser(sub: Any, add_profile_arguments: Any) -> None:
-    parser = sub.add_parser("serve", help=COMMAND_HELP["serve"])
+    parser = sub.add_parser("serve", help="serve the web client on loopback (a credential in the printed URL)")
     add_profile_arguments(parser)
     parser.add_argument(
         "--host",
@@ -85,7 +75,7 @@ def add_serve_parser(sub: Any, add_profile_arguments: Any) -> None:
 def add_demo_parser(sub: Any) -> None:
     parser = sub.add_parser(
         "demo",
-        help=COMMAND_HELP["demo"],
+        help="run a shipped offline demo (temporary workspace and DSH_HOME)",
         description="Run a demo shipped by an installed distribution, offline, in a temporary copy of its "
         "workspace; $DSH_HOME is a temporary directory unless it is set.",
     )
@@ -101,7 +91,7 @@ def add_demo_parser(sub: Any) -> None:
 
 
 def add_sessions_parser(sub: Any) -> None:
-    sessions = sub.add_parser("sessions", help=COMMAND_HELP["sessions"])
+    sessions = sub.add_parser("sessions", help="list or show stored sessions")
     sessions_sub = sessions.add_subparsers(dest="sessions_command", metavar="ACTION", required=True)
     listing = sessions_sub.add_parser("list", help="list sessions, newest first")
     listing.add_argument("--json", action="store_true")
@@ -111,5 +101,5 @@ def add_sessions_parser(sub: Any) -> None:
 
 
 def add_plugins_parser(sub: Any, add_profile_arguments: Any) -> None:
-    plugins = sub.add_parser("plugins", help=COMMAND_HELP["plugins"])
+    plugins = sub.add_parser("plugins", help="list the plugins a profile loads and the hooks each implements")
     add_profile_arguments(plugins)
